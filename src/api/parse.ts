@@ -1,0 +1,143 @@
+/**
+ * Two ways to read a body against the API schemas:
+ *
+ * - `parseStrict` throws on any problem. It checks our own simulator against the contract.
+ * - `parseTolerant` never throws. Real services drift: it returns the parsed value when the body fits,
+ *   and in every case the list of problems (with JSON paths) and the keys the spec does not know, so
+ *   the caller can record them rather than lose them.
+ */
+import type { z } from 'zod';
+
+/** One problem found in a body, located by a JSON path such as `$.assessments[3].status`. */
+export interface SchemaIssue {
+  path: string;
+  message: string;
+  code: string;
+}
+
+export type TolerantParse<T> =
+  | { ok: true; value: T; issues: []; unknownKeys: string[] }
+  | { ok: false; value: undefined; issues: SchemaIssue[]; unknownKeys: string[] };
+
+/** Thrown by `parseStrict`; carries every issue, not just the first. */
+export class SchemaValidationError extends Error {
+  override readonly name = 'SchemaValidationError';
+  constructor(
+    readonly what: string,
+    readonly issues: SchemaIssue[],
+  ) {
+    super(`${what} does not match the API schema: ${formatIssues(issues)}`);
+  }
+}
+
+/** `$`, `$.a`, `$.a[2].b`, `$["odd key"]` */
+export function jsonPath(segments: readonly PropertyKey[]): string {
+  let out = '$';
+  for (const seg of segments) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else if (typeof seg === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(seg)) out += `.${seg}`;
+    else out += `[${JSON.stringify(String(seg))}]`;
+  }
+  return out;
+}
+
+export function formatIssues(issues: readonly SchemaIssue[], max = 5): string {
+  const shown = issues.slice(0, max).map((i) => `${i.path}: ${i.message}`);
+  if (issues.length > max) shown.push(`… and ${issues.length - max} more`);
+  return shown.join('; ');
+}
+
+function toIssues(error: z.ZodError): SchemaIssue[] {
+  return error.issues.map((issue) => ({
+    path: jsonPath(issue.path),
+    message: issue.message,
+    code: issue.code,
+  }));
+}
+
+export function parseStrict<S extends z.ZodType>(schema: S, data: unknown, what = 'response'): z.output<S> {
+  const result = schema.safeParse(data);
+  if (!result.success) throw new SchemaValidationError(what, toIssues(result.error));
+  return result.data;
+}
+
+export function parseTolerant<S extends z.ZodType>(schema: S, data: unknown): TolerantParse<z.output<S>> {
+  const unknownKeys = findUnknownKeys(schema, data);
+  const result = schema.safeParse(data);
+  if (result.success) return { ok: true, value: result.data, issues: [], unknownKeys };
+  return { ok: false, value: undefined, issues: toIssues(result.error), unknownKeys };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schema drift: keys present in the data that the schema does not declare.
+// ---------------------------------------------------------------------------------------------
+
+interface SchemaDef {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  element?: z.ZodType;
+  innerType?: z.ZodType;
+  valueType?: z.ZodType;
+  options?: z.ZodType[];
+  in?: z.ZodType;
+}
+
+function defOf(schema: z.ZodType): SchemaDef {
+  return (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
+}
+
+/**
+ * Lists the paths of keys the schema does not know, with array indices folded to `[*]` so that a
+ * new field on 10,000 trials is reported once. Sorted, de-duplicated.
+ */
+export function findUnknownKeys(schema: z.ZodType, data: unknown): string[] {
+  const found = new Set<string>();
+  walk(schema, data, '$', found);
+  return [...found].sort();
+}
+
+function walk(schema: z.ZodType, data: unknown, path: string, found: Set<string>): void {
+  const def = defOf(schema);
+  switch (def.type) {
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'catch':
+    case 'readonly':
+      if (def.innerType) walk(def.innerType, data, path, found);
+      return;
+    case 'pipe':
+      if (def.in) walk(def.in, data, path, found);
+      return;
+    case 'array':
+      if (Array.isArray(data) && def.element) {
+        for (const item of data) walk(def.element, item, `${path}[*]`, found);
+      }
+      return;
+    case 'record':
+      if (isPlainObject(data) && def.valueType) {
+        for (const value of Object.values(data)) walk(def.valueType, value, `${path}.*`, found);
+      }
+      return;
+    case 'object':
+      if (isPlainObject(data) && def.shape) {
+        for (const [key, value] of Object.entries(data)) {
+          const child = def.shape[key];
+          const childPath = jsonPath([key]).replace(/^\$/, path);
+          if (child) walk(child, value, childPath, found);
+          else found.add(childPath);
+        }
+      }
+      return;
+    case 'union':
+      // Our unions are of scalars; nothing nested to inspect.
+      return;
+    default:
+      return;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

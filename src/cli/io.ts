@@ -1,0 +1,44 @@
+/**
+ * The CLI's side effects in one injectable value: where data and diagnostics go, the environment it
+ * reads, and whether stderr is a terminal (progress bars) — so tests run commands in-process with
+ * recording effects instead of spawning processes.
+ */
+export interface CliIO {
+  /** Data: what the command produces (paths, tables, JSON). */
+  stdout(text: string): void;
+  /** Diagnostics: progress, warnings, errors. */
+  stderr(text: string): void;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  stderrIsTTY: boolean;
+  /** Aborted on SIGINT/SIGTERM; long work stops cleanly and keeps what it can resume from. */
+  signal: AbortSignal;
+}
+
+export function processIO(signal: AbortSignal = new AbortController().signal): CliIO {
+  return {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    signal,
+  };
+}
+
+/** An in-memory CliIO for tests: everything written is kept. */
+export function recordingIO(overrides: Partial<CliIO> = {}): CliIO & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    stdout: (text) => void out.push(text),
+    stderr: (text) => void err.push(text),
+    env: {},
+    cwd: process.cwd(),
+    stderrIsTTY: false,
+    signal: new AbortController().signal,
+    ...overrides,
+    out,
+    err,
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * The CLI's shell: yargs parses, one command runs, and a single error boundary turns every failure
+ * into one clear line on stderr and an exit code (see src/errors.ts). Stack traces only with --debug.
+ */
+import yargs from 'yargs';
+import { CliError, EXIT, UsageError } from '../errors.js';
+import { commands } from './commands/index.js';
+import { processIO, type CliIO } from './io.js';
+import { VERSION } from '../version.js';
+
+export async function main(argv: readonly string[], io?: CliIO): Promise<number> {
+  const controller = new AbortController();
+  const effects = io ?? processIO(controller.signal);
+  const stopOnSignal = (): void => controller.abort(new CliError('Interrupted', EXIT.failure));
+  if (!io) {
+    process.once('SIGINT', stopOnSignal);
+    process.once('SIGTERM', stopOnSignal);
+  }
+  const debug = argv.includes('--debug') || effects.env.AIRT_DEBUG === '1';
+  let exitCode: number = EXIT.ok;
+  try {
+    let parser = yargs([...argv])
+      .scriptName('airt-report')
+      .version(VERSION)
+      .option('debug', { type: 'boolean', describe: 'Print stack traces of unexpected errors', global: true })
+      .strict()
+      .demandCommand(1, 'Name a command; see airt-report --help.')
+      .recommendCommands()
+      .wrap(Math.min(110, process.stdout.columns || 110))
+      // yargs prints help and swallows the error when a handler rejects; rethrow so the boundary below
+      // reports it instead (STYLE.md, "One error boundary").
+      .fail((message, error) => {
+        throw error ?? new UsageError(message);
+      });
+    for (const definition of commands) {
+      parser = parser.command({
+        command: definition.command,
+        describe: definition.describe,
+        builder: definition.builder,
+        handler: async (args) => {
+          exitCode = await definition.run(args, effects);
+        },
+      });
+    }
+    await parser.parseAsync();
+    return exitCode;
+  } catch (error) {
+    return reportError(error, effects, debug);
+  } finally {
+    if (!io) {
+      process.off('SIGINT', stopOnSignal);
+      process.off('SIGTERM', stopOnSignal);
+    }
+  }
+}
+
+function reportError(error: unknown, io: CliIO, debug: boolean): number {
+  if (error instanceof CliError) {
+    io.stderr(`airt-report: ${error.message}\n`);
+    if (error instanceof UsageError) io.stderr('Run airt-report --help for usage.\n');
+    if (debug && error.stack) io.stderr(`${error.stack}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr(`airt-report: Unexpected error: ${message}\n`);
+  if (debug && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+  else io.stderr('Run again with --debug for the stack trace.\n');
+  return EXIT.failure;
+}
+
+const invokedDirectly =
+  process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (invokedDirectly) {
+  process.exitCode = await main(process.argv.slice(2));
+}
