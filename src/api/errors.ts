@@ -1,0 +1,335 @@
+/**
+ * The API client's failures, as a small hierarchy (STYLE.md practice 4). Every error names the
+ * request (`GET /api/v1/org/acme/ws/main/evaluations?page=2`), says what to do, carries the exit code
+ * of a CliError (1), and never contains the access token: the token only ever travels in a request
+ * header, and any service text copied into an error is redacted first (see error-body.ts).
+ *
+ * ```
+ * ApiError
+ * ├─ HttpError                 non-2xx answer: status + the service's type/detail/errors[]
+ * │  ├─ AuthenticationError    401: token missing or invalid
+ * │  ├─ ForbiddenError         403: token lacks the rights
+ * │  ├─ NotFoundError          404
+ * │  └─ UpgradeRequiredError   426: the service needs a newer client
+ * ├─ NetworkError              no answer: refused, reset, DNS, body cut off
+ * ├─ TimeoutError              no complete answer within the per-attempt timeout
+ * ├─ OutcomeUnknownError       a PATCH whose effect cannot be known (502/504/timeout/reset)
+ * └─ ResponseSchemaError       a 2xx whose body is not JSON or does not match the API schema
+ * ```
+ */
+import { CliError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { formatIssues, type SchemaIssue } from './parse.js';
+import type { ValidationErrorItem } from './schemas.js';
+import { neutralizeControls } from './error-body.js';
+
+/** The request an error is about. `path` includes the query string. */
+export interface RequestTarget {
+  method: string;
+  path: string;
+}
+
+/** Base of every client error: knows the request and how many attempts were made. */
+export class ApiError extends CliError {
+  override readonly name: string = 'ApiError';
+  readonly method: string;
+  /** Request path relative to the base URL, with its query string. */
+  readonly path: string;
+  /** Attempts made for this logical request, including the one that produced this error. */
+  readonly attempts: number;
+  constructor(message: string, target: RequestTarget, attempts: number, options?: { cause?: unknown }) {
+    super(message, undefined, options);
+    this.method = target.method;
+    this.path = target.path;
+    this.attempts = attempts;
+  }
+  /** `GET /api/v1/…?page=2` */
+  get request(): string {
+    return describeRequest(this);
+  }
+}
+
+export function describeRequest(target: RequestTarget): string {
+  return `${target.method} ${target.path}`;
+}
+
+function afterAttempts(attempts: number): string {
+  return attempts > 1 ? ` (after ${attempts} attempts)` : '';
+}
+
+function clip(text: string, max = 500): string {
+  const safe = neutralizeControls(text);
+  return safe.length > max ? `${safe.slice(0, max)}…` : safe;
+}
+
+/** What the service said, as one readable clause: `validation_error: Input invalid; query.page: …`. */
+function serviceSaid(fields: HttpErrorFields): string {
+  const parts: string[] = [];
+  const head = [fields.type, fields.detail].filter((s): s is string => Boolean(s)).map((s) => clip(s));
+  if (head.length > 0) parts.push(head.join(': '));
+  for (const item of (fields.errors ?? []).slice(0, 5)) {
+    parts.push(`${clip(item.loc.join('.'), 100)}: ${clip(item.msg, 200)} (${clip(item.type, 60)})`);
+  }
+  if ((fields.errors?.length ?? 0) > 5) parts.push(`… and ${(fields.errors?.length ?? 0) - 5} more`);
+  if (parts.length === 0 && fields.bodySnippet) parts.push(`non-JSON body: "${fields.bodySnippet}"`);
+  return parts.join('; ');
+}
+
+/** Everything a non-2xx answer carried. */
+export interface HttpErrorFields {
+  status: number;
+  statusText?: string | undefined;
+  type?: string | undefined;
+  detail?: string | undefined;
+  errors?: ValidationErrorItem[] | undefined;
+  bodySnippet?: string | undefined;
+  /** Location header of a redirect we refused to follow. */
+  location?: string | undefined;
+}
+
+/** A non-2xx answer. Carries the status and the service's error envelope (`type`, `detail`, `errors`). */
+export class HttpError extends ApiError {
+  override readonly name: string = 'HttpError';
+  readonly status: number;
+  readonly type: string | undefined;
+  readonly detail: string | undefined;
+  readonly errors: ValidationErrorItem[] | undefined;
+  /** The start of a body that was not an error envelope (e.g. a proxy's HTML page), tags stripped. */
+  readonly bodySnippet: string | undefined;
+  constructor(target: RequestTarget, fields: HttpErrorFields, attempts: number, message?: string) {
+    super(message ?? HttpError.defaultMessage(target, fields, attempts), target, attempts);
+    this.status = fields.status;
+    this.type = fields.type;
+    this.detail = fields.detail;
+    this.errors = fields.errors;
+    this.bodySnippet = fields.bodySnippet;
+  }
+
+  private static defaultMessage(target: RequestTarget, fields: HttpErrorFields, attempts: number): string {
+    const status = `${fields.status}${fields.statusText ? ` ${fields.statusText}` : ''}`;
+    const said = serviceSaid(fields);
+    let message = `${describeRequest(target)} failed with ${status}${afterAttempts(attempts)}`;
+    if (said) message += `: ${said}`;
+    if (fields.status >= 300 && fields.status < 400) {
+      message +=
+        `. The service redirected${fields.location ? ` to ${clip(fields.location, 200)}` : ''}; ` +
+        'redirects are not followed so the token is never sent elsewhere. Point --base-url at the final address.';
+    } else if (
+      fields.status === 429 ||
+      fields.status === 502 ||
+      fields.status === 503 ||
+      fields.status === 504
+    ) {
+      message += '. The service is overloaded or unreachable behind its gateway; try again later.';
+    } else if (fields.status >= 500) {
+      message += '. The service failed; try again later or contact its operators.';
+    }
+    return message;
+  }
+}
+
+/** 401: the token is missing or invalid. */
+export class AuthenticationError extends HttpError {
+  override readonly name: string = 'AuthenticationError';
+  constructor(target: RequestTarget, fields: HttpErrorFields, attempts: number) {
+    const said = serviceSaid(fields);
+    super(
+      target,
+      fields,
+      attempts,
+      `${describeRequest(target)} was rejected with 401: the access token is missing or invalid` +
+        `${said ? ` (service said: ${said})` : ''}. Set AIRT_TOKEN (or pass --token-file FILE) to a valid token.`,
+    );
+  }
+}
+
+/** 403: the token is valid but may not do this. */
+export class ForbiddenError extends HttpError {
+  override readonly name: string = 'ForbiddenError';
+  constructor(target: RequestTarget, fields: HttpErrorFields, attempts: number) {
+    const said = serviceSaid(fields);
+    super(
+      target,
+      fields,
+      attempts,
+      `${describeRequest(target)} was refused with 403: the token is valid but lacks the rights for this ` +
+        `operation${said ? ` (service said: ${said})` : ''}. Use a token with the needed role.`,
+    );
+  }
+}
+
+/** 404: the organization, workspace, project, assessment or finding does not exist (or is hidden). */
+export class NotFoundError extends HttpError {
+  override readonly name: string = 'NotFoundError';
+  constructor(target: RequestTarget, fields: HttpErrorFields, attempts: number) {
+    const said = serviceSaid(fields);
+    super(
+      target,
+      fields,
+      attempts,
+      `${describeRequest(target)} failed with 404 not found${said ? `: ${said}` : ''}. ` +
+        'Check the organization, workspace and the project, assessment or finding id.',
+    );
+  }
+}
+
+/** 426: the service requires a newer client. `apiVersion` is the service's, when a getConfig told us. */
+export class UpgradeRequiredError extends HttpError {
+  override readonly name: string = 'UpgradeRequiredError';
+  readonly apiVersion: string | undefined;
+  constructor(
+    target: RequestTarget,
+    fields: HttpErrorFields,
+    attempts: number,
+    apiVersion: string | undefined,
+  ) {
+    const said = serviceSaid(fields);
+    const version =
+      apiVersion !== undefined
+        ? `the service reports api_version ${clip(apiVersion, 60)}`
+        : 'run airt-report config to see its api_version';
+    super(
+      target,
+      fields,
+      attempts,
+      `${describeRequest(target)} failed with 426: the service requires a newer client than airt-report ` +
+        `${VERSION} (${version})${said ? `; service said: ${said}` : ''}. Upgrade airt-report.`,
+    );
+    this.apiVersion = apiVersion;
+  }
+}
+
+/** The service could not be reached, or the connection broke before a complete answer arrived. */
+export class NetworkError extends ApiError {
+  override readonly name: string = 'NetworkError';
+  /** System or undici error code (`ECONNREFUSED`, `UND_ERR_SOCKET`, …) when known. */
+  readonly code: string | undefined;
+  constructor(
+    target: RequestTarget,
+    what: string,
+    code: string | undefined,
+    attempts: number,
+    cause?: unknown,
+  ) {
+    super(
+      `${describeRequest(target)} failed${afterAttempts(attempts)}: ${what}${code ? ` (${code})` : ''}. ` +
+        'Check --base-url / AIRT_BASE_URL and that the service is reachable, then try again.',
+      target,
+      attempts,
+      { cause },
+    );
+    this.code = code;
+  }
+}
+
+/** No complete answer within the per-attempt timeout. */
+export class TimeoutError extends ApiError {
+  override readonly name: string = 'TimeoutError';
+  readonly timeoutMs: number;
+  constructor(target: RequestTarget, timeoutMs: number, attempts: number) {
+    super(
+      `${describeRequest(target)} timed out after ${timeoutMs} ms${afterAttempts(attempts)}. ` +
+        'The service is slow or unreachable; try again later or raise the timeout.',
+      target,
+      attempts,
+    );
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * A PATCH (which appends a review event on the service, so is not safe to repeat) whose effect cannot
+ * be known: a gateway answered 502/504, it timed out, or the connection broke. It was not repeated.
+ */
+export class OutcomeUnknownError extends ApiError {
+  override readonly name: string = 'OutcomeUnknownError';
+  /** The status the gateway or service answered, when there was one. */
+  readonly status: number | undefined;
+  readonly reason: string;
+  constructor(
+    target: RequestTarget,
+    reason: string,
+    status: number | undefined,
+    attempts: number,
+    cause?: unknown,
+  ) {
+    super(
+      `${describeRequest(target)}: outcome unknown — ${reason}. The change may or may not have been applied ` +
+        'and was not repeated automatically; read the current state before trying again.',
+      target,
+      attempts,
+      { cause },
+    );
+    this.status = status;
+    this.reason = reason;
+  }
+}
+
+/**
+ * The request succeeded (2xx) but the body is not JSON or does not match the API schema. For PATCH and
+ * PUT this means the change WAS applied: only the answer could not be read as expected.
+ */
+export class ResponseSchemaError extends ApiError {
+  override readonly name: string = 'ResponseSchemaError';
+  readonly status: number;
+  readonly issues: SchemaIssue[];
+  /** The parsed body (token redacted), or the body text when it was not JSON. */
+  readonly body: unknown;
+  readonly unknownKeys: string[];
+  constructor(
+    target: RequestTarget,
+    fields: { status: number; issues: SchemaIssue[]; body: unknown; unknownKeys?: string[] },
+    attempts: number,
+  ) {
+    const applied =
+      target.method === 'GET'
+        ? `answered ${fields.status}`
+        : `answered ${fields.status}, so the change was applied,`;
+    super(
+      `${describeRequest(target)} ${applied} but the response did not validate against the API schema: ` +
+        `${clip(formatIssues(fields.issues), 1000)}. The service may be newer than airt-report ${VERSION}.`,
+      target,
+      attempts,
+    );
+    this.status = fields.status;
+    this.issues = fields.issues;
+    this.body = fields.body;
+    this.unknownKeys = fields.unknownKeys ?? [];
+  }
+}
+
+/** Builds the typed error for a non-2xx answer. */
+export function httpErrorFor(
+  target: RequestTarget,
+  fields: HttpErrorFields,
+  attempts: number,
+  apiVersion: string | undefined,
+): HttpError {
+  switch (fields.status) {
+    case 401:
+      return new AuthenticationError(target, fields, attempts);
+    case 403:
+      return new ForbiddenError(target, fields, attempts);
+    case 404:
+      return new NotFoundError(target, fields, attempts);
+    case 426:
+      return new UpgradeRequiredError(target, fields, attempts, apiVersion);
+    default:
+      return new HttpError(target, fields, attempts);
+  }
+}
+
+export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
+export const isHttpError = (e: unknown): e is HttpError => e instanceof HttpError;
+export const isAuthenticationError = (e: unknown): e is AuthenticationError =>
+  e instanceof AuthenticationError;
+export const isForbiddenError = (e: unknown): e is ForbiddenError => e instanceof ForbiddenError;
+export const isNotFoundError = (e: unknown): e is NotFoundError => e instanceof NotFoundError;
+export const isUpgradeRequiredError = (e: unknown): e is UpgradeRequiredError =>
+  e instanceof UpgradeRequiredError;
+export const isNetworkError = (e: unknown): e is NetworkError => e instanceof NetworkError;
+export const isTimeoutError = (e: unknown): e is TimeoutError => e instanceof TimeoutError;
+export const isOutcomeUnknownError = (e: unknown): e is OutcomeUnknownError =>
+  e instanceof OutcomeUnknownError;
+export const isResponseSchemaError = (e: unknown): e is ResponseSchemaError =>
+  e instanceof ResponseSchemaError;
