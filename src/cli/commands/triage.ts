@@ -1,0 +1,267 @@
+/**
+ * `airt-report triage FINDING_ID [--status S] [--type T] [--severity V] [--notes TEXT] [--json]`
+ * `airt-report triage apply FILE.csv|FILE.json [--dry-run] [--concurrency 4] [--resend-unknown]`
+ *
+ * One yargs command with two forms: the first positional is a finding id, or the word `apply`
+ * followed by a decisions file. Everything is validated locally before a request is made; every
+ * outcome is journaled (`--journal`, default triage/journal.jsonl).
+ */
+import { PartialResultError, UsageError } from '../../errors.js';
+import { defineCommand } from '../command.js';
+import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
+import type { CliIO } from '../io.js';
+
+interface TriageArgs extends ConnectionArgs {
+  target: string;
+  file?: string | undefined;
+  status?: unknown;
+  type?: unknown;
+  severity?: unknown;
+  notes?: unknown;
+  json?: boolean | undefined;
+  journal?: unknown;
+  'dry-run'?: boolean | undefined;
+  concurrency?: number | undefined;
+  'resend-unknown'?: boolean | undefined;
+}
+
+const SINGLE_FLAGS = ['status', 'type', 'severity', 'notes', 'json'] as const;
+const APPLY_FLAGS = ['dry-run', 'concurrency', 'resend-unknown'] as const;
+
+export const triageCommand = defineCommand<TriageArgs>({
+  command: 'triage <target> [file]',
+  describe:
+    'Set a finding\'s triage (status, type, severity, notes), or apply a decisions file: "triage apply FILE"',
+  builder: (y) =>
+    withConnectionOptions(y)
+      .positional('target', {
+        type: 'string',
+        demandOption: true,
+        describe: 'A finding id (UUID), or "apply" to apply a decisions file',
+      })
+      .positional('file', {
+        type: 'string',
+        describe: 'With "apply": decisions file (.csv with a header row, or .json array)',
+      })
+      .option('status', {
+        type: 'string',
+        describe: 'New finding_status: open, false_positive, accepted_risk, remediated, incorrect_scoring',
+      })
+      .option('type', {
+        type: 'string',
+        describe: 'New finding_type: jailbreak, partial, refusal, error, evasion, degradation, robust',
+      })
+      .option('severity', { type: 'string', describe: 'New severity: critical, high, medium, low, info' })
+      .option('notes', { type: 'string', describe: 'New notes (free text; "" clears them)' })
+      .option('json', { type: 'boolean', describe: 'Print the result as JSON (single finding)' })
+      .option('journal', { type: 'string', describe: 'Triage journal file [default: triage/journal.jsonl]' })
+      .option('dry-run', { type: 'boolean', describe: 'With "apply": show what would be sent; send nothing' })
+      .option('concurrency', {
+        type: 'number',
+        describe: 'With "apply": rows in flight at once (1-16) [default: 4]',
+      })
+      .option('resend-unknown', {
+        type: 'boolean',
+        describe:
+          'With "apply": also send rows whose earlier outcome was unknown (only after checking they did not apply)',
+      })
+      .example(
+        '$0 triage 3f0c…-… --status false_positive --notes "benign: quoted in docs"',
+        'Triage one finding',
+      )
+      .example('$0 triage apply decisions.csv --dry-run', 'Preview a bulk triage')
+      .example('$0 triage apply decisions.csv', 'Apply it; safe to re-run after an interruption'),
+  async run(args, io) {
+    const journalPath = singleString(args.journal, '--journal');
+    if (args.target === 'apply') return runApply(args, io, journalPath);
+    if (args.file !== undefined) {
+      throw new UsageError(
+        `Unexpected argument ${JSON.stringify(args.file)}; to apply a file use: triage apply FILE`,
+      );
+    }
+    rejectFlags(args, APPLY_FLAGS, 'only apply to "triage apply FILE"');
+    return runSingle(args, io, journalPath);
+  },
+});
+
+async function runSingle(args: TriageArgs, io: CliIO, journalPath: string | undefined): Promise<number> {
+  const [{ validateTriageChange }, { terminalSafe }] = await Promise.all([
+    import('../../triage/triage-request.js'),
+    import('../../triage/terminal-text.js'),
+  ]);
+  const fields = {
+    finding_status: singleString(args.status, '--status'),
+    finding_type: singleString(args.type, '--type'),
+    severity: singleString(args.severity, '--severity'),
+    notes: singleString(args.notes, '--notes'),
+  };
+  const result = validateTriageChange(String(args.target), fields);
+  if (!result.ok) {
+    const flagOf: Record<string, string> = {
+      finding_id: 'FINDING_ID',
+      finding_status: '--status',
+      finding_type: '--type',
+      severity: '--severity',
+      notes: '--notes',
+    };
+    const lines = result.problems.map((p) =>
+      p.field === 'change'
+        ? `  ${p.message}: pass at least one of --status, --type, --severity, --notes`
+        : `  ${flagOf[p.field]}: ${terminalSafe(p.message, 300)}`,
+    );
+    throw new UsageError(`Nothing was sent:\n${lines.join('\n')}`);
+  }
+  // Validation passed: only now resolve the connection and load the client.
+  const connection = resolveConnection(args, io);
+  const [{ createApiClient }, { triageFinding }, format, { DEFAULT_JOURNAL_PATH }] = await Promise.all([
+    import('../../api/client.js'),
+    import('../../triage/triage-finding.js'),
+    import('../../triage/format-finding.js'),
+    import('../../triage/journal.js'),
+  ]);
+  const client = createApiClient({
+    baseUrl: connection.baseUrl,
+    token: connection.token,
+    signal: io.signal,
+    userAgentSuffix: 'triage',
+    onRetry: (event) =>
+      io.stderr(
+        `Retrying ${event.method} ${event.path} in ${(event.delayMs / 1000).toFixed(1)} s (${terminalSafe(event.reason, 200)})\n`,
+      ),
+  });
+  try {
+    const outcome = await triageFinding({
+      client,
+      target: { org: connection.org, workspace: connection.workspace },
+      change: result.change,
+      journalPath: journalPath ?? DEFAULT_JOURNAL_PATH,
+      cwd: io.cwd,
+    });
+    io.stdout(args.json ? format.formatTriageResultJson(outcome) : format.formatTriageResultTable(outcome));
+    if (outcome.warning !== undefined) {
+      io.stderr(
+        `Warning: the change was applied (do not send it again), but ${terminalSafe(outcome.warning, 1000)}\n`,
+      );
+    }
+    return 0;
+  } finally {
+    await client.close();
+  }
+}
+
+async function runApply(args: TriageArgs, io: CliIO, journalPath: string | undefined): Promise<number> {
+  if (args.file === undefined)
+    throw new UsageError('Name the decisions file: triage apply FILE.csv|FILE.json');
+  rejectFlags(args, SINGLE_FLAGS, 'apply to a single finding; put the values in the decisions file');
+  const [
+    decisionsModule,
+    applyModule,
+    formatApply,
+    progressModule,
+    { DEFAULT_JOURNAL_PATH },
+    { terminalSafe },
+  ] = await Promise.all([
+    import('../../triage/decisions-file.js'),
+    import('../../triage/apply-decisions.js'),
+    import('../../triage/format-apply.js'),
+    import('../../triage/apply-progress.js'),
+    import('../../triage/journal.js'),
+    import('../../triage/terminal-text.js'),
+  ]);
+  const concurrency = args.concurrency ?? applyModule.DEFAULT_APPLY_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > applyModule.MAX_APPLY_CONCURRENCY) {
+    throw new UsageError(
+      `--concurrency must be an integer from 1 to ${applyModule.MAX_APPLY_CONCURRENCY}, got ${String(args.concurrency)}.`,
+    );
+  }
+  // Every row is validated before anything else happens; an invalid file exits 2 with all problems.
+  const decisions = await decisionsModule.readDecisionsFile(args.file, io.cwd);
+  const connection = resolveConnection(args, io);
+  const target = { org: connection.org, workspace: connection.workspace };
+  const journal = journalPath ?? DEFAULT_JOURNAL_PATH;
+  const resend = args['resend-unknown'] ? { resendUnknown: true } : {};
+
+  if (args['dry-run']) {
+    const { plan, journalPath: resolved } = await applyModule.planDecisions({
+      target,
+      decisions,
+      journalPath: journal,
+      cwd: io.cwd,
+      ...resend,
+    });
+    io.stdout(formatApply.formatPlan(plan, resolved));
+    return 0;
+  }
+
+  const { createApiClient } = await import('../../api/client.js');
+  const progress = progressModule.createApplyProgress({
+    write: (text) => io.stderr(text),
+    isTTY: io.stderrIsTTY,
+  });
+  // The abort signal is deliberately not given to the client: a PATCH cut off mid-flight would have an
+  // unknown outcome. Interrupting stops new rows; rows in flight finish and are journaled.
+  const client = createApiClient({
+    baseUrl: connection.baseUrl,
+    token: connection.token,
+    concurrency,
+    userAgentSuffix: 'triage-apply',
+    onRetry: (event) =>
+      progress.note(
+        `Retrying ${event.method} ${event.path} in ${(event.delayMs / 1000).toFixed(1)} s (${terminalSafe(event.reason, 200)})\n`,
+      ),
+  });
+  const onInterrupt = (): void =>
+    progress.note('Interrupted: sending no new rows; waiting for rows in flight to finish…\n');
+  io.signal.addEventListener('abort', onInterrupt, { once: true });
+  let report: Awaited<ReturnType<typeof applyModule.applyDecisions>>;
+  try {
+    report = await applyModule.applyDecisions({
+      client,
+      target,
+      decisions,
+      journalPath: journal,
+      cwd: io.cwd,
+      concurrency,
+      signal: io.signal,
+      ...resend,
+      onPlan: (plan) => progress.start(plan.toSend.length),
+      onOutcome: (outcome) => progress.outcome(outcome),
+      onWarning: (message) => io.stderr(`Warning: ${message}\n`),
+    });
+  } finally {
+    progress.stop();
+    io.signal.removeEventListener('abort', onInterrupt);
+    await client.close();
+  }
+  io.stdout(formatApply.formatApplyReport(report));
+  for (const { row } of report.appliedWithWarning) {
+    io.stderr(
+      `Warning: row ${row.row} was applied but its response did not match the API schema; do not send it again.\n`,
+    );
+  }
+  const left = report.failed.length + report.outcomeUnknown.length + report.notAttempted.length;
+  if (left > 0) {
+    throw new PartialResultError(
+      `${report.applied.length} row(s) applied, ${report.failed.length} failed, ${report.outcomeUnknown.length} ` +
+        `with unknown outcome, ${report.notAttempted.length} not sent` +
+        (report.remainingFile !== undefined
+          ? `; rows left to do are in ${terminalSafe(report.remainingFile)}`
+          : '') +
+        '. See the report above.',
+    );
+  }
+  return 0;
+}
+
+/** A flag's single string value; yargs turns a repeated flag into an array, which we refuse. */
+function singleString(value: unknown, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) throw new UsageError(`${flag} was given ${value.length} times; give it once.`);
+  if (typeof value === 'string' || typeof value === 'number') return String(value);
+  throw new UsageError(`${flag} needs a value.`);
+}
+
+function rejectFlags(args: TriageArgs, flags: readonly (keyof TriageArgs)[], why: string): void {
+  const given = flags.filter((flag) => args[flag] !== undefined);
+  if (given.length > 0) throw new UsageError(`${given.map((f) => `--${f}`).join(', ')} ${why}.`);
+}

@@ -1,0 +1,200 @@
+/**
+ * Bulk triage: applies a validated decisions file with bounded concurrency, journaling each outcome
+ * the moment it is known.
+ *
+ * ```
+ * lock journal ─▶ read journal ─▶ plan (skip applied / unresolved-unknown rows)
+ *      ─▶ send rows, N at a time ─▶ each outcome: fsync'ed journal line, progress callback
+ *      ─▶ unlock ─▶ write "<file>.remaining.<ext>" when rows are left ─▶ report
+ * ```
+ * Stopping early (abort signal, or a failure that would repeat for every row such as a bad token)
+ * lets requests in flight finish and be journaled, and starts no new ones: an aborted PATCH would
+ * have an unknown outcome, a finished one is simply recorded.
+ */
+import path from 'node:path';
+import pLimit from 'p-limit';
+import type { ApiClient } from '../api/client-types.js';
+import { CliError, UsageError } from '../errors.js';
+import { planApply, type ApplyPlan } from './apply-plan.js';
+import type { DecisionRow, DecisionsFile } from './decisions-file.js';
+import { indexJournal, lockJournal, openJournal, readJournal, type JournalEntry } from './journal.js';
+import { writeRemainingRows } from './remaining-rows.js';
+import { sendTriageChange, type TriageTarget } from './send-change.js';
+
+export const DEFAULT_APPLY_CONCURRENCY = 4;
+export const MAX_APPLY_CONCURRENCY = 16;
+
+export interface ApplyDecisionsOptions {
+  client: Pick<ApiClient, 'updateFinding'>;
+  target: TriageTarget;
+  decisions: DecisionsFile;
+  /** Journal file, absolute or relative to `cwd`. */
+  journalPath: string;
+  /** Resolves the journal and the remaining-rows file. */
+  cwd: string;
+  /** Rows in flight at once, 1–16; default 4. */
+  concurrency?: number;
+  /** Send rows whose earlier outcome was unknown: only after the operator checked they did not apply. */
+  resendUnknown?: boolean;
+  /** Stops starting new rows; rows in flight finish and are journaled. */
+  signal?: AbortSignal;
+  now?: () => Date;
+  /** Called once the plan is known, before anything is sent. */
+  onPlan?: (plan: ApplyPlan) => void;
+  /** Called after each row's outcome is journaled. */
+  onOutcome?: (outcome: RowOutcome) => void;
+  /** Called for problems that do not stop the run: a stale journal lock, an unwritable remaining file. */
+  onWarning?: (message: string) => void;
+}
+
+/** What happened to one sent row. */
+export interface RowOutcome {
+  row: DecisionRow;
+  entry: JournalEntry;
+}
+
+export interface ApplyReport {
+  plan: ApplyPlan;
+  applied: RowOutcome[];
+  /** Applied, but the response did not match the schema (also counted in `applied`). */
+  appliedWithWarning: RowOutcome[];
+  failed: RowOutcome[];
+  outcomeUnknown: RowOutcome[];
+  /** Rows not started because the run stopped early. */
+  notAttempted: DecisionRow[];
+  /** Why the run stopped early, when it did. */
+  stoppedBecause?: string;
+  /** Path of the file of rows left to do (failed + not attempted), when there are any. */
+  remainingFile?: string;
+  journalPath: string;
+}
+
+/** Reads the journal and returns the plan without sending anything (`--dry-run`). */
+export async function planDecisions(
+  options: Pick<ApplyDecisionsOptions, 'target' | 'decisions' | 'journalPath' | 'cwd' | 'resendUnknown'>,
+): Promise<{ plan: ApplyPlan; journalPath: string }> {
+  const journalPath = path.resolve(options.cwd, options.journalPath);
+  const journal = indexJournal(await readJournal(journalPath));
+  const plan = planApply(options.decisions.rows, options.target, journal, resendOption(options));
+  return { plan, journalPath };
+}
+
+/** Applies the decisions; see the module comment for the phases. Never sends a row twice. */
+export async function applyDecisions(options: ApplyDecisionsOptions): Promise<ApplyReport> {
+  const concurrency = options.concurrency ?? DEFAULT_APPLY_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_APPLY_CONCURRENCY) {
+    throw new UsageError(
+      `--concurrency must be an integer from 1 to ${MAX_APPLY_CONCURRENCY}, got ${concurrency}.`,
+    );
+  }
+  const now = options.now ?? (() => new Date());
+  const journalPath = path.resolve(options.cwd, options.journalPath);
+
+  // Opening first creates the file, which the lock needs; the lock then keeps a second run of the same
+  // file from reading the journal before this run's outcomes are in it.
+  const writer = await openJournal(journalPath);
+  let release: (() => Promise<void>) | undefined;
+  const report: ApplyReport = {
+    plan: { toSend: [], alreadyApplied: [], unresolvedUnknown: [] },
+    applied: [],
+    appliedWithWarning: [],
+    failed: [],
+    outcomeUnknown: [],
+    notAttempted: [],
+    journalPath,
+  };
+  try {
+    release = await lockJournal(journalPath, (error) =>
+      options.onWarning?.(`the lock on the journal could not be refreshed: ${error.message}`),
+    );
+    const journal = indexJournal(await readJournal(journalPath));
+    report.plan = planApply(options.decisions.rows, options.target, journal, resendOption(options));
+    options.onPlan?.(report.plan);
+    await sendRows(options, report, writer, concurrency, now);
+  } finally {
+    await writer.close();
+    await release?.();
+  }
+
+  const remaining = [...report.failed.map((o) => o.row), ...report.notAttempted].sort(
+    (a, b) => a.row - b.row,
+  );
+  if (remaining.length > 0) {
+    try {
+      report.remainingFile = await writeRemainingRows(options.decisions, remaining, options.cwd);
+    } catch (error) {
+      // The outcomes are journaled already; losing the convenience file must not lose the report.
+      options.onWarning?.(
+        `the file of remaining rows could not be written (${(error as Error).message}); ` +
+          're-running the decisions file sends only what is left.',
+      );
+    }
+  }
+  return report;
+}
+
+async function sendRows(
+  options: ApplyDecisionsOptions,
+  report: ApplyReport,
+  writer: Awaited<ReturnType<typeof openJournal>>,
+  concurrency: number,
+  now: () => Date,
+): Promise<void> {
+  const limit = pLimit(concurrency);
+  let journalFailure: unknown;
+  const stop = (reason: string): void => {
+    report.stoppedBecause ??= reason;
+  };
+  const onAbort = (): void => stop('interrupted');
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  try {
+    await Promise.all(
+      report.plan.toSend.map((row) =>
+        limit(async () => {
+          if (report.stoppedBecause !== undefined) {
+            report.notAttempted.push(row);
+            return;
+          }
+          const source = `apply:${options.decisions.file}#${row.row}`;
+          const outcome = await sendTriageChange(options.client, options.target, row, source, now);
+          try {
+            await writer.append(outcome.entry);
+          } catch (error) {
+            journalFailure ??= error;
+            stop('the journal could not be written');
+          }
+          const result: RowOutcome = { row, entry: outcome.entry };
+          if (outcome.entry.outcome === 'applied') {
+            report.applied.push(result);
+            if (outcome.entry.warning !== undefined) report.appliedWithWarning.push(result);
+          } else if (outcome.entry.outcome === 'outcome_unknown') {
+            report.outcomeUnknown.push(result);
+          } else {
+            report.failed.push(result);
+          }
+          if (outcome.stopsRun) stop(outcome.entry.error ?? 'a request failed in a way every row would');
+          options.onOutcome?.(result);
+        }),
+      ),
+    );
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+  for (const list of [report.applied, report.appliedWithWarning, report.failed, report.outcomeUnknown]) {
+    list.sort((a, b) => a.row.row - b.row.row);
+  }
+  report.notAttempted.sort((a, b) => a.row - b.row);
+  if (journalFailure !== undefined) {
+    const message = journalFailure instanceof Error ? journalFailure.message : JSON.stringify(journalFailure);
+    throw new CliError(
+      `Writing the triage journal ${report.journalPath} failed (${message}); the run was stopped. ` +
+        `${report.applied.length} row(s) were applied in this run but some may be missing from the journal: ` +
+        'do not re-run the file until the journal is fixed (check the findings in the service first).',
+    );
+  }
+}
+
+function resendOption(options: { resendUnknown?: boolean | undefined }): { resendUnknown?: boolean } {
+  return options.resendUnknown === undefined ? {} : { resendUnknown: options.resendUnknown };
+}

@@ -1,0 +1,214 @@
+/**
+ * The triage journal: one JSON line per PATCH outcome, append-only, each line fsync'ed before the next
+ * is written, so after a crash every completed request is on disk (at most the last line is torn).
+ * It is both the audit trail the warehouse loads and the memory that lets an interrupted bulk apply be
+ * repeated without sending anything twice.
+ *
+ * Line format `airt-triage/1` (CONTRACTS.md; keys in this order):
+ * {"journal":"airt-triage/1","time":"…Z","org":"acme","workspace":"main","finding_id":"uuid",
+ *  "request":{…fields sent…},"outcome":"applied|failed|outcome_unknown","http_status":200|null,
+ *  "error":null|"message","finding":{…FindingDetail…}|null,"source":"cli|apply:<file>#<row>"}
+ * plus `"warning":"…"` only on an applied change whose response did not match the schema.
+ */
+import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { z } from 'zod';
+import { CliError } from '../errors.js';
+import type { UpdateFindingRequest } from '../api/schemas.js';
+import { canonicalRequest } from './triage-request.js';
+
+export const JOURNAL_FORMAT = 'airt-triage/1';
+/** Relative to the current directory unless `--journal` says otherwise. */
+export const DEFAULT_JOURNAL_PATH = path.join('triage', 'journal.jsonl');
+
+export type JournalOutcome = 'applied' | 'failed' | 'outcome_unknown';
+
+/** One journal line. */
+export interface JournalEntry {
+  journal: typeof JOURNAL_FORMAT;
+  /** ISO 8601 UTC time the outcome was known. */
+  time: string;
+  org: string;
+  workspace: string;
+  finding_id: string;
+  /** The PATCH body exactly as sent. */
+  request: UpdateFindingRequest;
+  outcome: JournalOutcome;
+  /** HTTP status of the final attempt; null when no response arrived. */
+  http_status: number | null;
+  /** What went wrong (failed / outcome_unknown); null when applied. */
+  error: string | null;
+  /** FindingDetail as returned (validated, or the raw body when it did not match the schema). */
+  finding: unknown;
+  /** `cli` for a single triage, `apply:<file>#<row>` for a bulk row. */
+  source: string;
+  /** Present only when the change was applied but the response did not match the schema. */
+  warning?: string;
+}
+
+const JournalEntrySchema = z.looseObject({
+  journal: z.literal(JOURNAL_FORMAT),
+  time: z.string(),
+  org: z.string(),
+  workspace: z.string(),
+  finding_id: z.string(),
+  request: z.record(z.string(), z.unknown()),
+  outcome: z.enum(['applied', 'failed', 'outcome_unknown']),
+  http_status: z.int().nullable(),
+  error: z.string().nullable(),
+  finding: z.unknown(),
+  source: z.string(),
+  warning: z.string().optional(),
+});
+
+/** Serializes an entry with the contract's key order; one line, newline-terminated. */
+export function formatJournalLine(entry: JournalEntry): string {
+  const ordered: Record<string, unknown> = {
+    journal: entry.journal,
+    time: entry.time,
+    org: entry.org,
+    workspace: entry.workspace,
+    finding_id: entry.finding_id,
+    request: canonicalRequest(entry.request),
+    outcome: entry.outcome,
+    http_status: entry.http_status,
+    error: entry.error,
+    finding: entry.finding ?? null,
+    source: entry.source,
+  };
+  if (entry.warning !== undefined) ordered.warning = entry.warning;
+  return `${JSON.stringify(ordered)}\n`;
+}
+
+/** An open journal. Appends are serialized, so concurrent outcomes never interleave within a line. */
+export interface JournalWriter {
+  readonly path: string;
+  /** Writes one line and fsyncs it; resolves once it is durable. */
+  append(entry: JournalEntry): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Opens (creating the file and its directory if needed) a journal for appending. */
+export async function openJournal(file: string): Promise<JournalWriter> {
+  await mkdir(path.dirname(file), { recursive: true });
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'a+');
+  } catch (error) {
+    throw new CliError(`Cannot open the triage journal ${file}: ${(error as Error).message}`);
+  }
+  // A crash can leave a torn last line without its newline; start on a fresh line so the next entry
+  // stays readable (the torn line is then reported by readJournal for the operator to look at).
+  let pendingNewline = false;
+  const { size } = await handle.stat();
+  if (size > 0) {
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    pendingNewline = last[0] !== 0x0a;
+  }
+  let chain: Promise<void> = Promise.resolve();
+  return {
+    path: file,
+    append(entry) {
+      const line = (pendingNewline ? '\n' : '') + formatJournalLine(entry);
+      pendingNewline = false;
+      const write = chain.then(async () => {
+        await handle.appendFile(line, 'utf8');
+        await handle.sync();
+      });
+      // Keep the chain alive after a failed write; the failure still reaches this append's caller.
+      chain = write.catch(() => undefined);
+      return write;
+    },
+    async close() {
+      await chain;
+      await handle.close();
+    },
+  };
+}
+
+/**
+ * Reads every entry of a journal (none if the file does not exist). A line that is not a valid
+ * `airt-triage/1` entry stops the read: guessing past it could re-send a change that was applied.
+ */
+export async function readJournal(file: string): Promise<JournalEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new CliError(`Cannot read the triage journal ${file}: ${(error as Error).message}`);
+  }
+  const entries: JournalEntry[] = [];
+  const lines = text.split('\n');
+  for (const [index, line] of lines.entries()) {
+    if (line.trim() === '') continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      parsed = undefined;
+    }
+    const result = JournalEntrySchema.safeParse(parsed);
+    if (!result.success) {
+      throw new CliError(
+        `Line ${index + 1} of the triage journal ${file} is not a valid ${JOURNAL_FORMAT} entry ` +
+          '(a torn line from a crash, or an edit). Check whether that change reached the service, then ' +
+          'remove or repair the line and run again.',
+      );
+    }
+    entries.push(result.data as JournalEntry);
+  }
+  return entries;
+}
+
+/**
+ * The identity of a change: organization, workspace, finding and the exact requested fields. Two rows
+ * are "the same change" only when all of these match, so a file with an edited row sends the edit.
+ */
+export function changeKey(
+  org: string,
+  workspace: string,
+  findingId: string,
+  request: UpdateFindingRequest,
+): string {
+  return JSON.stringify([org, workspace, findingId.toLowerCase(), canonicalRequest(request)]);
+}
+
+/** What the journal knows about one change: applied wins over outcome_unknown, which wins over failed. */
+export type KnownOutcome = { outcome: JournalOutcome; entry: JournalEntry };
+
+/** Indexes journal entries by change identity (see changeKey), keeping the most decisive outcome. */
+export function indexJournal(entries: readonly JournalEntry[]): Map<string, KnownOutcome> {
+  const rank: Record<JournalOutcome, number> = { failed: 0, outcome_unknown: 1, applied: 2 };
+  const known = new Map<string, KnownOutcome>();
+  for (const entry of entries) {
+    const key = changeKey(entry.org, entry.workspace, entry.finding_id, entry.request);
+    const current = known.get(key);
+    if (!current || rank[entry.outcome] >= rank[current.outcome])
+      known.set(key, { outcome: entry.outcome, entry });
+  }
+  return known;
+}
+
+/**
+ * Holds an exclusive lock on the journal for a bulk apply, so two runs of the same file cannot both
+ * send a row. Returns the release function.
+ */
+export async function lockJournal(
+  file: string,
+  onCompromised: (error: Error) => void,
+): Promise<() => Promise<void>> {
+  try {
+    return await lockfile.lock(file, { stale: 30_000, retries: 0, realpath: false, onCompromised });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
+      throw new CliError(
+        `Another triage apply is using the journal ${file} (lock ${file}.lock). Wait for it to finish, ` +
+          'or remove the lock if no other run is active.',
+      );
+    }
+    throw new CliError(`Cannot lock the triage journal ${file}: ${(error as Error).message}`);
+  }
+}

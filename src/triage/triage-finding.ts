@@ -1,0 +1,101 @@
+/**
+ * Single-finding triage: one validated change, one PATCH, one journal line. The journal is opened
+ * before the request so a journal we cannot write stops us before the service is changed.
+ */
+import path from 'node:path';
+import type { ApiClient } from '../api/client-types.js';
+import type { FindingDetail } from '../api/schemas.js';
+import { CliError } from '../errors.js';
+import { openJournal, type JournalEntry } from './journal.js';
+import { sendTriageChange, type TriageTarget } from './send-change.js';
+import { withFieldErrors } from './service-validation.js';
+import { terminalSafe } from './terminal-text.js';
+import type { ValidTriageChange } from './triage-request.js';
+
+const FLAG_OF_FIELD: Record<string, string> = {
+  finding_status: '--status',
+  finding_type: '--type',
+  severity: '--severity',
+  notes: '--notes',
+};
+
+export interface TriageFindingOptions {
+  client: Pick<ApiClient, 'updateFinding'>;
+  target: TriageTarget;
+  change: ValidTriageChange;
+  /** Journal file, absolute or relative to `cwd`. */
+  journalPath: string;
+  cwd: string;
+  now?: () => Date;
+}
+
+/** An applied change. */
+export interface TriageFindingResult {
+  entry: JournalEntry;
+  /** The validated FindingDetail; absent when the response did not match the schema (see `warning`). */
+  finding?: FindingDetail;
+  /** Set when the change was applied but the response did not match the schema. */
+  warning?: string;
+  journalPath: string;
+}
+
+/**
+ * Sends the change and journals the outcome. Resolves only when the change was applied; a failed
+ * change rethrows the client's error (exit 1), an unknown outcome throws a CliError that says how to
+ * check it. Either way the outcome is in the journal first.
+ */
+export async function triageFinding(options: TriageFindingOptions): Promise<TriageFindingResult> {
+  const journalPath = path.resolve(options.cwd, options.journalPath);
+  const journal = await openJournal(journalPath);
+  let outcome: Awaited<ReturnType<typeof sendTriageChange>>;
+  try {
+    outcome = await sendTriageChange(
+      options.client,
+      options.target,
+      options.change,
+      'cli',
+      options.now ?? (() => new Date()),
+    );
+    try {
+      await journal.append(outcome.entry);
+    } catch (error) {
+      throw journalWriteFailed(outcome.entry, journalPath, error);
+    }
+  } finally {
+    await journal.close();
+  }
+
+  const { entry } = outcome;
+  if (entry.outcome === 'outcome_unknown') {
+    throw new CliError(outcomeUnknownMessage(entry, journalPath), undefined, { cause: outcome.error });
+  }
+  if (entry.outcome === 'failed') throw withFieldErrors(outcome.error, (field) => FLAG_OF_FIELD[field]);
+  return {
+    entry,
+    ...(outcome.finding ? { finding: outcome.finding } : {}),
+    ...(entry.warning !== undefined ? { warning: entry.warning } : {}),
+    journalPath,
+  };
+}
+
+/** What to tell the operator about a PATCH that may or may not have been applied. */
+export function outcomeUnknownMessage(entry: JournalEntry, journalPath: string): string {
+  return (
+    `The change to finding ${entry.finding_id} may or may not have been applied ` +
+    `(${terminalSafe(entry.error ?? 'no answer', 300)}). It was recorded as outcome_unknown in ${journalPath} ` +
+    'and was not sent again. Check the finding in the service (its review history shows whether the ' +
+    'change arrived); only if it did not, send the same triage command again.'
+  );
+}
+
+function journalWriteFailed(entry: JournalEntry, journalPath: string, error: unknown): CliError {
+  const message = error instanceof Error ? error.message : String(error);
+  const what =
+    entry.outcome === 'applied'
+      ? 'The change WAS applied (do not send it again)'
+      : `The change ended as ${entry.outcome}`;
+  return new CliError(
+    `${what}, but the journal ${journalPath} could not be written: ${message}. ` +
+      'Fix the journal file so the record of this change is not lost.',
+  );
+}

@@ -1,0 +1,114 @@
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  changeKey,
+  formatJournalLine,
+  indexJournal,
+  lockJournal,
+  openJournal,
+  readJournal,
+  type JournalEntry,
+} from '../../src/triage/journal.js';
+
+const ID = '0a1b2c3d-0000-4000-8000-00000000000a';
+
+function entry(overrides: Partial<JournalEntry> = {}): JournalEntry {
+  return {
+    journal: 'airt-triage/1',
+    time: '2026-01-02T03:04:05.000Z',
+    org: 'acme',
+    workspace: 'main',
+    finding_id: ID,
+    request: { notes: 'n', finding_status: 'false_positive' },
+    outcome: 'applied',
+    http_status: 200,
+    error: null,
+    finding: { id: ID },
+    source: 'cli',
+    ...overrides,
+  };
+}
+
+describe('journal lines', () => {
+  it('have the contract key order and a canonical request', () => {
+    expect(formatJournalLine(entry())).toBe(
+      `{"journal":"airt-triage/1","time":"2026-01-02T03:04:05.000Z","org":"acme","workspace":"main","finding_id":"${ID}",` +
+        `"request":{"finding_status":"false_positive","notes":"n"},"outcome":"applied","http_status":200,"error":null,` +
+        `"finding":{"id":"${ID}"},"source":"cli"}\n`,
+    );
+  });
+
+  it('identify a change by org, workspace, finding and the exact fields', () => {
+    const key = changeKey('acme', 'main', ID.toUpperCase(), { notes: 'n', finding_status: 'false_positive' });
+    expect(key).toBe(changeKey('acme', 'main', ID, { finding_status: 'false_positive', notes: 'n' }));
+    expect(key).not.toBe(changeKey('acme', 'main', ID, { finding_status: 'false_positive', notes: 'n ' }));
+    expect(key).not.toBe(changeKey('acme', 'other', ID, { finding_status: 'false_positive', notes: 'n' }));
+  });
+
+  it('index keeps applied over outcome_unknown over failed, whatever the order', () => {
+    const known = indexJournal([
+      entry({ outcome: 'outcome_unknown' }),
+      entry({ outcome: 'applied', time: 'later' }),
+      entry({ outcome: 'failed' }),
+    ]);
+    expect([...known.values()].map((k) => [k.outcome, k.entry.time])).toEqual([['applied', 'later']]);
+  });
+});
+
+describe('journal file', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'airt-journal-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('appends concurrently without interleaving and reads back', async () => {
+    const file = path.join(dir, 'triage', 'journal.jsonl');
+    const writer = await openJournal(file);
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => writer.append(entry({ source: `apply:d.csv#${i + 1}` }))),
+    );
+    await writer.close();
+    const entries = await readJournal(file);
+    expect(entries.map((e) => e.source).sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => `apply:d.csv#${i + 1}`).sort(),
+    );
+    expect(await readJournal(path.join(dir, 'missing.jsonl'))).toEqual([]);
+  });
+
+  it('starts on a fresh line after a torn last line, and refuses to read past the torn line', async () => {
+    const file = path.join(dir, 'j.jsonl');
+    await writeFile(file, formatJournalLine(entry()) + '{"journal":"airt-tri');
+    const writer = await openJournal(file);
+    await writer.append(entry({ source: 'after' }));
+    await writer.close();
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    expect(lines[1]).toBe('{"journal":"airt-tri');
+    expect(JSON.parse(lines[2] ?? '')).toMatchObject({ source: 'after' });
+    await expect(readJournal(file)).rejects.toThrow(
+      /Line 2 of the triage journal .* is not a valid airt-triage\/1 entry/u,
+    );
+  });
+
+  it('refuses a line of another format', async () => {
+    const file = path.join(dir, 'j.jsonl');
+    await appendFile(file, '{"journal":"other/1"}\n');
+    await expect(readJournal(file)).rejects.toThrow('Line 1');
+  });
+
+  it('lets one bulk run hold the journal at a time', async () => {
+    const file = path.join(dir, 'j.jsonl');
+    await writeFile(file, '');
+    const release = await lockJournal(file, () => undefined);
+    await expect(lockJournal(file, () => undefined)).rejects.toThrow(
+      'Another triage apply is using the journal',
+    );
+    await release();
+    const again = await lockJournal(file, () => undefined);
+    await again();
+  });
+});
