@@ -1,0 +1,83 @@
+/**
+ * Report models from the DuckDB warehouse (read-only): resolve the snapshot/project scope, read each
+ * section with ordered, parameter-bound SQL (model-sql/), then add data quality, provenance and the
+ * generated summary. The executive report also compares the project with its previous snapshot.
+ *
+ *   request ─▶ scope (snapshot, project) ─▶ sections (SQL) ─▶ data quality + provenance ─▶ narrative
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { UsageError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { DEFAULT_MIN_TRIALS_FOR_EVIDENCE } from './compliance-state.js';
+import type { ReportKind, ReportModel } from './model.js';
+import { complianceFrameworks } from './model-sql/compliance.js';
+import { buildDataQuality } from './model-sql/data-quality.js';
+import { executiveSections, withExecutiveNarrative } from './model-sql/executive.js';
+import { portfolioProjects, portfolioTrend } from './model-sql/portfolio.js';
+import { resolvePortfolioScopes, resolveProjectScope, snapshotProvenance } from './model-sql/scope.js';
+import { readSinceLastSnapshot } from './model-sql/since-last-snapshot.js';
+import { complianceNarrative, portfolioNarrative } from './narrative.js';
+
+export interface ModelRequest {
+  kind: ReportKind;
+  /** Project key or id (executive and compliance). */
+  project?: string | undefined;
+  /** Snapshot id; default: the newest snapshot holding each project's summary. */
+  snapshot?: string | undefined;
+  /** Compliance framework key (compliance only); default: every framework in the data. */
+  framework?: string | undefined;
+  /** Trials a category needs without a success to count as passing (default 10). */
+  minTrials?: number | undefined;
+  /** Version shown as the renderer in the provenance footer (default: this tool's). */
+  toolVersion?: string | undefined;
+}
+
+/** Builds the report model a request asks for, reading only the warehouse connection given. */
+export async function buildModel(conn: DuckDBConnection, request: ModelRequest): Promise<ReportModel> {
+  const toolVersion = request.toolVersion ?? VERSION;
+  if (request.kind === 'portfolio') {
+    const scopes = await resolvePortfolioScopes(conn, request.snapshot);
+    const projects = await portfolioProjects(conn, scopes);
+    const asrTrend = await portfolioTrend(conn, scopes);
+    const base = {
+      kind: 'portfolio' as const,
+      projects,
+      asrTrend,
+      dataQuality: await buildDataQuality(conn, scopes),
+      provenance: {
+        toolVersion,
+        snapshots: await snapshotProvenance(conn, [
+          ...scopes.map((scope) => scope.snapshotId),
+          ...asrTrend.map((point) => point.snapshotId),
+        ]),
+      },
+    };
+    return { ...base, summary: portfolioNarrative(base) };
+  }
+  if (!request.project) throw new UsageError(`A ${request.kind} report needs a project (--project).`);
+  const scope = await resolveProjectScope(conn, request.project, request.snapshot);
+  const dataQuality = await buildDataQuality(conn, [scope]);
+  const provenance = { toolVersion, snapshots: await snapshotProvenance(conn, [scope.snapshotId]) };
+  if (request.kind === 'executive') {
+    return withExecutiveNarrative({
+      ...(await executiveSections(conn, scope)),
+      sinceLastSnapshot: await readSinceLastSnapshot(conn, scope),
+      dataQuality,
+      provenance,
+    });
+  }
+  const frameworks = await complianceFrameworks(
+    conn,
+    scope,
+    request.framework,
+    request.minTrials ?? DEFAULT_MIN_TRIALS_FOR_EVIDENCE,
+  );
+  return {
+    kind: 'compliance',
+    project: scope.project,
+    summary: complianceNarrative(frameworks),
+    frameworks,
+    dataQuality,
+    provenance,
+  };
+}

@@ -1,0 +1,28 @@
+/** ASR per goal category, worst first (executive). Categories with unknown ASR are left out. */
+import type { CategoryAsr } from '../model.js';
+import { baseSpec, type ChartDefinition, type Labeler } from './chart.js';
+
+export function asrByCategoryChart(rows: readonly CategoryAsr[], label: Labeler): ChartDefinition {
+  const values = rows
+    .filter((row) => row.asr !== null)
+    .map((row) => ({ category: label(row.category), asr: row.asr }));
+  return {
+    name: 'asr-by-category',
+    title: 'Attack success rate by goal category',
+    spec: {
+      ...baseSpec(),
+      height: { step: 20 },
+      data: { values },
+      mark: { type: 'bar', color: '#c92a2a' },
+      encoding: {
+        y: { field: 'category', type: 'nominal', sort: null, axis: { title: null } },
+        x: {
+          field: 'asr',
+          type: 'quantitative',
+          scale: { domain: [0, 1] },
+          axis: { title: 'ASR', format: '.0%' },
+        },
+      },
+    },
+  };
+}

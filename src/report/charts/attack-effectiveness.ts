@@ -1,0 +1,34 @@
+/** Success rate per attack, most effective first (executive). */
+import type { AttackEffectivenessRow } from '../model.js';
+import { baseSpec, type ChartDefinition, type Labeler } from './chart.js';
+
+export function attackEffectivenessChart(
+  rows: readonly AttackEffectivenessRow[],
+  label: Labeler,
+): ChartDefinition {
+  const values = rows
+    .filter((row) => row.successRate !== null)
+    .map((row) => ({ attack: label(row.attack), rate: row.successRate }))
+    .sort(
+      (a, b) => (b.rate ?? 0) - (a.rate ?? 0) || (a.attack < b.attack ? -1 : a.attack > b.attack ? 1 : 0),
+    );
+  return {
+    name: 'attack-effectiveness',
+    title: 'Attack effectiveness (success rate)',
+    spec: {
+      ...baseSpec(),
+      height: { step: 20 },
+      data: { values },
+      mark: { type: 'bar' },
+      encoding: {
+        y: { field: 'attack', type: 'nominal', sort: null, axis: { title: null } },
+        x: {
+          field: 'rate',
+          type: 'quantitative',
+          scale: { domain: [0, 1] },
+          axis: { title: 'Success rate', format: '.0%' },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,195 @@
+/** Portfolio charts: risk, findings and coverage per project, and overall ASR across snapshots. */
+import { riskBand } from '../format.js';
+import { SEVERITY_LEVELS, type PortfolioModel } from '../model.js';
+import {
+  baseSpec,
+  distinctLabels,
+  severityScale,
+  SEVERITY_COLORS,
+  type ChartDefinition,
+  type Labeler,
+} from './chart.js';
+
+const BANDS = ['critical', 'high', 'medium', 'low'] as const;
+
+function projectLabels(model: Pick<PortfolioModel, 'projects'>, label: Labeler): string[] {
+  return distinctLabels(model.projects.map((row) => label(row.project.name ?? row.project.key)));
+}
+
+export function portfolioRiskChart(model: Pick<PortfolioModel, 'projects'>, label: Labeler): ChartDefinition {
+  const labels = projectLabels(model, label);
+  const values = model.projects.flatMap((row, index) =>
+    row.riskScore === null
+      ? []
+      : [{ project: labels[index], risk: row.riskScore, band: riskBand(row.riskScore) }],
+  );
+  return {
+    name: 'portfolio-risk',
+    title: 'Risk score by project',
+    spec: {
+      ...baseSpec(),
+      height: { step: 22 },
+      data: { values },
+      mark: { type: 'bar' },
+      encoding: {
+        y: { field: 'project', type: 'nominal', sort: labels, axis: { title: null } },
+        x: {
+          field: 'risk',
+          type: 'quantitative',
+          scale: { domain: [0, 10] },
+          axis: { title: 'Risk score (0–10)' },
+        },
+        color: {
+          field: 'band',
+          type: 'nominal',
+          scale: { domain: [...BANDS], range: BANDS.map((band) => SEVERITY_COLORS[band]) },
+          legend: { title: 'Risk band' },
+        },
+      },
+    },
+  };
+}
+
+export function portfolioFindingsChart(
+  model: Pick<PortfolioModel, 'projects'>,
+  label: Labeler,
+): ChartDefinition {
+  const labels = projectLabels(model, label);
+  const values = model.projects.flatMap((row, index) =>
+    SEVERITY_LEVELS.flatMap((severity, order) => {
+      const count = row.findingsBySeverity[severity];
+      return count === null ? [] : [{ project: labels[index], severity, count, order }];
+    }),
+  );
+  return {
+    name: 'portfolio-findings',
+    title: 'Findings by severity and project',
+    spec: {
+      ...baseSpec(),
+      height: { step: 22 },
+      data: { values },
+      mark: { type: 'bar' },
+      encoding: {
+        y: { field: 'project', type: 'nominal', sort: labels, axis: { title: null } },
+        x: {
+          field: 'count',
+          type: 'quantitative',
+          stack: 'zero',
+          axis: { title: 'Findings', tickMinStep: 1 },
+        },
+        color: { field: 'severity', type: 'nominal', scale: severityScale(), legend: { title: null } },
+        order: { field: 'order', type: 'quantitative' },
+      },
+    },
+  };
+}
+
+export function portfolioCoverageChart(
+  model: Pick<PortfolioModel, 'projects'>,
+  label: Labeler,
+): ChartDefinition {
+  const labels = projectLabels(model, label);
+  const frameworks = [
+    ...new Set(model.projects.flatMap((row) => row.coverage.map((cell) => label(cell.title)))),
+  ];
+  const values = model.projects.flatMap((row, index) =>
+    row.coverage
+      .filter((cell) => cell.coveragePct !== null)
+      .map((cell) => ({ project: labels[index], framework: label(cell.title), coverage: cell.coveragePct })),
+  );
+  return {
+    name: 'portfolio-coverage',
+    title: 'Compliance coverage by project and framework',
+    spec: {
+      ...baseSpec(),
+      height: { step: 24 },
+      config: { ...baseSpec().config, view: { stroke: null, fill: '#f1f3f5' } },
+      data: { values },
+      encoding: {
+        y: {
+          field: 'project',
+          type: 'nominal',
+          sort: labels,
+          scale: { domain: labels },
+          axis: { title: null },
+        },
+        x: {
+          field: 'framework',
+          type: 'nominal',
+          sort: frameworks,
+          scale: { domain: frameworks },
+          axis: { title: null, labelAngle: 0, orient: 'top' },
+        },
+      },
+      layer: [
+        {
+          mark: { type: 'rect', stroke: '#ffffff', strokeWidth: 1 },
+          encoding: {
+            color: {
+              field: 'coverage',
+              type: 'quantitative',
+              scale: { domain: [0, 1], range: ['#e7f0f7', '#1f5f8b'] },
+              legend: { title: 'Coverage', format: '.0%' },
+            },
+          },
+        },
+        {
+          mark: { type: 'text', fontSize: 11 },
+          encoding: {
+            text: { field: 'coverage', type: 'quantitative', format: '.0%' },
+            color: { condition: { test: 'datum.coverage > 0.55', value: '#ffffff' }, value: '#1d2733' },
+          },
+        },
+      ],
+    },
+  };
+}
+
+export function portfolioAsrTrendChart(
+  model: Pick<PortfolioModel, 'asrTrend'>,
+  label: Labeler,
+): ChartDefinition {
+  const keys = [...new Set(model.asrTrend.map((point) => point.projectKey))];
+  const names = distinctLabels(
+    keys.map((key) => label(model.asrTrend.find((point) => point.projectKey === key)?.projectName ?? key)),
+  );
+  const nameOf = new Map(keys.map((key, index) => [key, names[index]]));
+  const values = model.asrTrend
+    .filter((point) => point.fetchedAt !== null && point.overallAsr !== null)
+    .map((point) => ({
+      project: nameOf.get(point.projectKey),
+      fetched: point.fetchedAt,
+      asr: point.overallAsr,
+    }));
+  return {
+    name: 'portfolio-asr-trend',
+    title: 'Overall ASR across snapshots',
+    spec: {
+      ...baseSpec(),
+      height: 200,
+      data: { values },
+      mark: { type: 'line', point: { filled: true, size: 30 }, strokeWidth: 2 },
+      encoding: {
+        x: {
+          field: 'fetched',
+          type: 'temporal',
+          scale: { type: 'utc' },
+          axis: { title: null, format: '%Y-%m-%d', labelAngle: 0, tickCount: 6 },
+        },
+        y: {
+          field: 'asr',
+          type: 'quantitative',
+          scale: { domain: [0, 1] },
+          axis: { title: 'Overall ASR', format: '.0%' },
+        },
+        color: {
+          field: 'project',
+          type: 'nominal',
+          sort: names,
+          scale: { scheme: 'tableau10' },
+          legend: { title: null },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/** Risk score per assessment over time (executive). */
+import type { RiskTrendPoint } from '../model.js';
+import { baseSpec, type ChartDefinition, type Labeler } from './chart.js';
+
+export function riskTrendChart(points: readonly RiskTrendPoint[], label: Labeler): ChartDefinition {
+  const values = points
+    .filter((point) => point.date !== null && point.riskScore !== null)
+    .map((point) => ({
+      date: point.date,
+      risk: point.riskScore,
+      assessment: label(point.assessmentName ?? point.assessmentId),
+    }));
+  return {
+    name: 'risk-trend',
+    title: 'Risk score by assessment',
+    spec: {
+      ...baseSpec(),
+      height: 200,
+      data: { values },
+      layer: [
+        { mark: { type: 'line', strokeWidth: 2 } },
+        { mark: { type: 'point', filled: true, size: 36 } },
+      ],
+      encoding: {
+        x: {
+          field: 'date',
+          type: 'temporal',
+          scale: { type: 'utc' },
+          axis: { title: null, format: '%Y-%m-%d', labelAngle: 0, tickCount: 6 },
+        },
+        y: {
+          field: 'risk',
+          type: 'quantitative',
+          scale: { domain: [0, 10] },
+          axis: { title: 'Risk score (0–10)' },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * Escaping for each output context. Every string that came from the data passes through exactly one
+ * of these on its way into a report; our own wording passes through them too, harmlessly.
+ */
+
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#x27;',
+  '`': '&#x60;',
+  '=': '&#x3D;',
+};
+
+/** HTML text and quoted attribute values (the same set Handlebars escapes). */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"'`=]/gu, (char) => HTML_ESCAPES[char] ?? char);
+}
+
+/**
+ * ASCII punctuation that means something to GitHub-flavoured Markdown: emphasis, code, links and
+ * images, raw HTML and entities, table pipes, headings and lists, autolinks (`:` of a scheme, `@` of
+ * an e-mail, `.` of `www.`), math (`$`) and emoji shortcodes (`:`). CommonMark lets any ASCII
+ * punctuation be backslash-escaped, and GFM tables treat `\|` as a literal pipe.
+ */
+const MARKDOWN_SPECIAL = /[\\`*_{}[\]()<>#+\-.!|~&:@$=]/gu;
+
+/**
+ * Markdown inline text, safe in paragraphs, list items, headings and table cells: line breaks become a
+ * visible "↵" (a newline would end a table row or paragraph) and every special character is escaped,
+ * so no emphasis, link, image, autolink, raw HTML or extra cell can come from the data.
+ */
+export function escapeMarkdownText(text: string): string {
+  return text
+    .replace(/\r\n|[\r\n\u0085\u2028\u2029]/gu, ' ↵ ')
+    .replace(MARKDOWN_SPECIAL, (char) => `\\${char}`);
+}
+
+/**
+ * A Markdown code span that stays one span in any context: the fence is longer than any backtick run
+ * inside, line breaks become spaces, and `|` becomes "¦" because a pipe cannot be written portably
+ * inside a code span that may sit in a table cell.
+ */
+export function markdownCode(text: string): string {
+  const body = text.replace(/\r\n|[\r\n\u0085\u2028\u2029]/gu, ' ').replace(/\|/gu, '¦');
+  const longestRun = Math.max(0, ...Array.from(body.matchAll(/`+/gu), (match) => match[0].length));
+  const fence = '`'.repeat(longestRun + 1);
+  const pad = body.startsWith('`') || body.endsWith('`') || body.startsWith(' ') ? ' ' : '';
+  return body.length === 0 ? '' : `${fence}${pad}${body}${pad}${fence}`;
+}

@@ -1,0 +1,102 @@
+/**
+ * Compliance sections of one project in one snapshot: every category of each framework (the full
+ * taxonomy list, plus any tag the data adds) in one of four states, with the category × assessment
+ * ASR heatmap. Assessments whose compliance_matrix was excluded by an analytics warning contribute no
+ * cells: unknown, never zero.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { UsageError } from '../../errors.js';
+import {
+  classifyCategory,
+  DEFAULT_MIN_TRIALS_FOR_EVIDENCE,
+  type ComplianceCell,
+} from '../compliance-state.js';
+import { compareFrameworkKeys, findFramework, FRAMEWORKS, frameworkTitle } from '../frameworks.js';
+import type { ComplianceFrameworkSection } from '../model.js';
+import { exclusionsFor } from './executive.js';
+import { isoTimestamp, num, queryRows, str, strings } from './query.js';
+import type { ProjectScope } from './scope.js';
+
+export async function complianceFrameworks(
+  conn: DuckDBConnection,
+  scope: ProjectScope,
+  framework: string | undefined,
+  minTrials: number = DEFAULT_MIN_TRIALS_FOR_EVIDENCE,
+): Promise<ComplianceFrameworkSection[]> {
+  const params = [scope.snapshotId, scope.project.key];
+  const cells = await queryRows(
+    conn,
+    `SELECT framework, tag, assessment_id, tested, asr, max_severity, attacks_used, total_trials
+     FROM compliance_matrix WHERE snapshot_id = $1 AND project_key = $2
+     ORDER BY framework, tag, assessment_id`,
+    params,
+  );
+  const assessments = await queryRows(
+    conn,
+    `SELECT assessment_id, name, ${isoTimestamp('created_at')} AS created FROM assessments
+     WHERE snapshot_id = $1 AND project_key = $2 ORDER BY created_at NULLS LAST, ordinal, assessment_id`,
+    params,
+  );
+  const present = [...new Set(cells.map((row) => String(row.framework)))];
+  let keys: string[];
+  if (framework !== undefined) {
+    if (!present.includes(framework) && !findFramework(framework)) {
+      const known = [...new Set([...FRAMEWORKS.map((entry) => entry.key), ...present])].sort(
+        compareFrameworkKeys,
+      );
+      throw new UsageError(
+        `Unknown compliance framework ${JSON.stringify(framework)}. Known frameworks: ${known.join(', ')}.`,
+      );
+    }
+    keys = [framework];
+  } else {
+    keys = present.sort(compareFrameworkKeys);
+  }
+  const excludes = await exclusionsFor(conn, scope, 'compliance_matrix');
+
+  return keys.map((key) => {
+    const rows = cells.filter((row) => row.framework === key);
+    const known = findFramework(key)?.categories ?? [];
+    const extraTags = [...new Set(rows.map((row) => String(row.tag)))]
+      .filter((tag) => !known.some((category) => category.tag === tag))
+      .sort();
+    const categories = [...known, ...extraTags.map((tag) => ({ tag, title: null }))].map((category) => {
+      const tagCells: ComplianceCell[] = rows
+        .filter((row) => row.tag === category.tag)
+        .map((row) => ({
+          assessmentId: String(row.assessment_id),
+          tested: row.tested === true,
+          asr: num(row.asr),
+          maxSeverity: str(row.max_severity),
+          totalTrials: num(row.total_trials),
+          attacksUsed: strings(row.attacks_used),
+        }));
+      return { tag: category.tag, title: category.title, ...classifyCategory(tagCells, minTrials) };
+    });
+    const tested = categories.filter((category) => category.state !== 'not_tested').length;
+    return {
+      framework: key,
+      title: frameworkTitle(key),
+      testedCategories: tested,
+      totalCategories: categories.length,
+      coverage: categories.length === 0 ? null : tested / categories.length,
+      minTrials,
+      categories,
+      heatmap: {
+        assessments: assessments.map((row) => ({
+          id: String(row.assessment_id),
+          name: str(row.name),
+          date: str(row.created),
+        })),
+        cells: rows
+          .filter((row) => row.tested === true)
+          .map((row) => ({
+            assessmentId: String(row.assessment_id),
+            tag: String(row.tag),
+            asr: num(row.asr),
+          })),
+      },
+      excludes,
+    };
+  });
+}

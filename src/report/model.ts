@@ -1,0 +1,406 @@
+/**
+ * The typed report models: everything a report shows, as plain data, before any formatting.
+ *
+ * A model is built from the warehouse (build-model.ts) or by hand (tests, benchmarks) and rendered by
+ * render.ts. Strings that came from the service (names, goals, candidates, responses, notes, even
+ * severities and statuses, which the API types as free strings) are kept raw here: they are
+ * attacker-controlled and are sanitized, truncated, redacted and escaped only when rendered, for the
+ * output context they land in.
+ *
+ * `null` means "unknown" (absent in an older snapshot, or excluded because of an analytics warning)
+ * and is rendered as "unknown"/"—", never as 0.
+ */
+
+export const REPORT_KINDS = ['executive', 'compliance', 'portfolio'] as const;
+export type ReportKind = (typeof REPORT_KINDS)[number];
+
+/** Severities from worst to least; every severity table and chart uses this order. */
+export const SEVERITY_LEVELS = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export type SeverityLevel = (typeof SEVERITY_LEVELS)[number];
+
+/** A count per severity; `null` where the count is unknown. */
+export type SeverityCounts = Record<SeverityLevel, number | null>;
+
+/** One piece of a generated sentence: our own wording or a value from the data (escaped on output). */
+export type SentencePart = { kind: 'text'; value: string } | { kind: 'data'; value: string };
+/** A generated summary sentence (narrative.ts). */
+export type Sentence = readonly SentencePart[];
+
+export interface ProjectRef {
+  /** Project UUID when known. */
+  id: string | null;
+  /** The key the snapshot used (slug or UUID). */
+  key: string;
+  /** Human name from the service; attacker-controlled like any other text. */
+  name: string | null;
+}
+
+/** A slice of data an aggregate left out, e.g. assessments whose asr_by_category is erroneous. */
+export interface Exclusion {
+  /** The assessment field that was excluded, e.g. `asr_by_category`. */
+  field: string;
+  /** Names (or ids when unnamed) of the assessments whose slice was left out, sorted. */
+  assessments: string[];
+}
+
+export interface Kpis {
+  riskLevel: string | null;
+  /** 0–10. */
+  riskScore: number | null;
+  /** Fraction 0–1. */
+  overallAsr: number | null;
+  assessments: number | null;
+  attacks: number | null;
+  trials: number | null;
+  totalFindings: number | null;
+  findingsBySeverity: SeverityCounts;
+  firstAssessmentAt: string | null;
+  lastAssessmentAt: string | null;
+}
+
+export interface RiskTrendPoint {
+  assessmentId: string;
+  assessmentName: string | null;
+  /** ISO date-time of the assessment. */
+  date: string | null;
+  riskScore: number | null;
+  riskLevel: string | null;
+  overallAsr: number | null;
+}
+
+export interface SeverityCount {
+  severity: SeverityLevel;
+  count: number | null;
+}
+
+export interface CategoryAsr {
+  category: string;
+  asr: number | null;
+  successfulAttacks: number | null;
+  totalAttacks: number | null;
+  totalTrials: number | null;
+}
+
+export interface AttackEffectivenessRow {
+  attack: string;
+  timesUsed: number | null;
+  /** Fraction of runs of this attack that succeeded, 0–1. */
+  successRate: number | null;
+  avgBestScore: number | null;
+  totalTrials: number | null;
+}
+
+export interface TransformLiftRow {
+  transform: string;
+  /** ASR with the transform minus the baseline ASR (−1…1). */
+  lift: number | null;
+  avgAsr: number | null;
+  timesUsed: number | null;
+}
+
+export interface FrameworkCoverage {
+  framework: string;
+  title: string;
+  coveragePct: number | null;
+  testedCategories: number | null;
+  totalCategories: number | null;
+  failing: number | null;
+  passing: number | null;
+  untested: number | null;
+}
+
+export interface RiskDomainRow {
+  domain: string;
+  critical: number | null;
+  high: number | null;
+  medium: number | null;
+  total: number | null;
+  avgAsr: number | null;
+  maxScore: number | null;
+}
+
+export interface TopFinding {
+  rank: number;
+  /** Raw severity string from the data (normally one of SEVERITY_LEVELS). */
+  severity: string;
+  attack: string;
+  goalCategory: string | null;
+  score: number | null;
+  /** Triage status (open, false_positive, …) when the finding was triaged or known. */
+  triageStatus: string | null;
+  assessmentName: string | null;
+  goal: string | null;
+  candidate: string | null;
+  response: string | null;
+  notes: string | null;
+}
+
+export interface EvaluationJobRow {
+  id: string;
+  name: string;
+  status: string;
+  kind: string | null;
+  model: string | null;
+  queuedAt: string | null;
+  completedAt: string | null;
+  datasetSize: number | null;
+  passed: number | null;
+  failed: number | null;
+  errored: number | null;
+  /** 0–1. */
+  passRate: number | null;
+  errorSummary: string | null;
+}
+
+export interface AnalyticsWarningEntry {
+  assessmentId: string;
+  assessmentName: string | null;
+  field: string;
+  reason: string;
+  /** What the report left out because of it, in our words (e.g. "ASR by goal category of this assessment"). */
+  excluded: string;
+}
+
+export interface LegacyDataEntry {
+  assessmentId: string | null;
+  assessmentName: string | null;
+  /** What is in an older format and how it was treated. */
+  description: string;
+}
+
+export interface FailedRequestEntry {
+  snapshotId: string;
+  method: string;
+  path: string;
+  status: number | null;
+  error: string;
+}
+
+export interface TruncatedTrialList {
+  assessmentId: string;
+  assessmentName: string | null;
+  trialsStored: number | null;
+  /** The --trials-limit the snapshot used, when known. */
+  limit: number | null;
+}
+
+export interface SchemaDriftEntry {
+  /** Manifest file kind, e.g. `project_summary`. */
+  fileKind: string;
+  keys: string[];
+}
+
+export interface ConsistencyIssue {
+  check: string;
+  expected: string;
+  actual: string;
+}
+
+/** Everything that limits how far the numbers can be trusted. All lists empty = explicit empty state. */
+export interface DataQuality {
+  analyticsWarnings: AnalyticsWarningEntry[];
+  legacyData: LegacyDataEntry[];
+  /** Snapshot ids whose manifest status is `partial`. */
+  partialSnapshots: string[];
+  failedRequests: FailedRequestEntry[];
+  truncatedTrialLists: TruncatedTrialList[];
+  schemaDrift: SchemaDriftEntry[];
+  consistency: ConsistencyIssue[];
+}
+
+export interface SnapshotProvenance {
+  snapshotId: string;
+  org: string | null;
+  workspace: string | null;
+  status: string | null;
+  rootSha256: string | null;
+  fetchedAt: string | null;
+  /** Version of the tool that took the snapshot. */
+  snapshotToolVersion: string | null;
+  apiVersion: string | null;
+  appVersion: string | null;
+}
+
+export interface Provenance {
+  snapshots: SnapshotProvenance[];
+  /** Version of the tool that rendered the report. */
+  toolVersion: string;
+}
+
+/** One side of a snapshot comparison. */
+export interface SnapshotPoint {
+  snapshotId: string;
+  fetchedAt: string | null;
+}
+
+/** A figure in the previous and the current snapshot; `null` is unknown on that side (never 0). */
+export interface MetricChange {
+  /** Category, framework key or evaluation job name (data); our own key for the overall figures. */
+  key: string;
+  before: number | null;
+  after: number | null;
+  /** after − before; null when either side is unknown. */
+  delta: number | null;
+  /** added: only in the current snapshot; removed: only in the previous one. */
+  presence: 'both' | 'added' | 'removed';
+}
+
+/** A finding that is new or got worse since the previous snapshot. Text fields are attacker-controlled. */
+export interface ChangedFinding {
+  change: 'new' | 'regressed';
+  severity: string;
+  /** Severity in the previous snapshot (regressed only). */
+  severityBefore: string | null;
+  attack: string;
+  goalCategory: string | null;
+  goal: string | null;
+  scoreBefore: number | null;
+  scoreAfter: number | null;
+  /** What got worse (regressed only), e.g. `severity medium → high`; embeds data values. */
+  reasons: string[];
+}
+
+/** The executive report's "Since last snapshot" section: the project's diff against its previous snapshot. */
+export interface SinceLastSnapshot {
+  previous: SnapshotPoint;
+  current: SnapshotPoint;
+  counts: { new: number; resolved: number; regressed: number; persisting: number };
+  /** New and regressed findings, worst first, at most a handful (see `changedFindingsTotal`). */
+  changedFindings: ChangedFinding[];
+  /** New + regressed, including those not listed. */
+  changedFindingsTotal: number;
+  /** Assessments whose attack runs an analytics warning excluded: their findings are in no count. */
+  unknownFindingAssessments: string[];
+  overallAsr: MetricChange;
+  /** Risk score 0–10. */
+  riskScore: MetricChange;
+  /** ASR per goal category (0–1) with the largest changes first, at most a handful. */
+  categoryAsr: MetricChange[];
+  /** Goal categories compared in all, including those not listed. */
+  categoryAsrTotal: number;
+  /** Coverage per framework as a fraction 0–1, in taxonomy order; `title` is the framework's human title. */
+  coverage: (MetricChange & { title: string })[];
+  /** Pass rate (0–1) per evaluation job name. */
+  evaluationPassRates: MetricChange[];
+  /** Unknown keys (beyond the API spec) added or removed between the snapshots, per file kind. */
+  schemaDrift: { fileKind: string; added: string[]; removed: string[] }[];
+}
+
+interface ReportBase {
+  dataQuality: DataQuality;
+  provenance: Provenance;
+}
+
+export interface ExecutiveModel extends ReportBase {
+  kind: 'executive';
+  project: ProjectRef;
+  kpis: Kpis;
+  summary: Sentence[];
+  riskTrend: RiskTrendPoint[];
+  severityDistribution: SeverityCount[];
+  /** Worst first. */
+  asrByCategory: { rows: CategoryAsr[]; excludes: Exclusion[] };
+  attackEffectiveness: AttackEffectivenessRow[];
+  transformLift: { baselineAsr: number | null; rows: TransformLiftRow[] };
+  complianceCoverage: FrameworkCoverage[];
+  riskByDomain: RiskDomainRow[];
+  topFindings: TopFinding[];
+  evaluationJobs: EvaluationJobRow[];
+  /** Changes since the previous snapshot of the project; null or absent when there is none. */
+  sinceLastSnapshot?: SinceLastSnapshot | null;
+}
+
+export const COMPLIANCE_STATES = ['failing', 'insufficient_evidence', 'not_tested', 'passing'] as const;
+/** Four states; an untested category is never passing, and a passing one needs enough trials. */
+export type ComplianceState = (typeof COMPLIANCE_STATES)[number];
+
+export interface ComplianceCategoryRow {
+  tag: string;
+  /** Human title of the category when the taxonomy has one. */
+  title: string | null;
+  state: ComplianceState;
+  maxAsr: number | null;
+  maxSeverity: string | null;
+  totalTrials: number | null;
+  /** `null` when only legacy entries (without attacks_used) were seen. */
+  attacksUsed: string[] | null;
+  assessmentsTested: number;
+}
+
+export interface HeatmapCell {
+  assessmentId: string;
+  tag: string;
+  /** `null`: not tested or excluded (analytics warning) — never drawn as 0. */
+  asr: number | null;
+}
+
+export interface ComplianceFrameworkSection {
+  framework: string;
+  title: string;
+  testedCategories: number;
+  totalCategories: number;
+  /** testedCategories / totalCategories, 0–1; null when the framework has no categories. */
+  coverage: number | null;
+  /** A tested category with fewer trials than this (and no success) is "insufficient evidence". */
+  minTrials: number;
+  categories: ComplianceCategoryRow[];
+  heatmap: {
+    assessments: { id: string; name: string | null; date: string | null }[];
+    cells: HeatmapCell[];
+  };
+  excludes: Exclusion[];
+}
+
+export interface ComplianceModel extends ReportBase {
+  kind: 'compliance';
+  project: ProjectRef;
+  summary: Sentence[];
+  frameworks: ComplianceFrameworkSection[];
+}
+
+export interface PortfolioProjectRow {
+  project: ProjectRef;
+  snapshotId: string;
+  riskLevel: string | null;
+  riskScore: number | null;
+  overallAsr: number | null;
+  assessments: number | null;
+  findingsBySeverity: SeverityCounts;
+  coverage: { framework: string; title: string; coveragePct: number | null }[];
+}
+
+export interface PortfolioTrendPoint {
+  projectKey: string;
+  projectName: string | null;
+  snapshotId: string;
+  fetchedAt: string | null;
+  overallAsr: number | null;
+}
+
+export interface PortfolioModel extends ReportBase {
+  kind: 'portfolio';
+  summary: Sentence[];
+  projects: PortfolioProjectRow[];
+  /** Overall ASR per project per snapshot, oldest first. */
+  asrTrend: PortfolioTrendPoint[];
+}
+
+export type ReportModel = ExecutiveModel | ComplianceModel | PortfolioModel;
+
+/** An empty data-quality section (every list empty). */
+export function emptyDataQuality(): DataQuality {
+  return {
+    analyticsWarnings: [],
+    legacyData: [],
+    partialSnapshots: [],
+    failedRequests: [],
+    truncatedTrialLists: [],
+    schemaDrift: [],
+    consistency: [],
+  };
+}
+
+/** True when the data-quality section has nothing to report. */
+export function isDataQualityClean(quality: DataQuality): boolean {
+  return Object.values(quality).every((list: unknown[]) => list.length === 0);
+}

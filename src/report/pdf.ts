@@ -1,0 +1,88 @@
+/**
+ * PDF output: Debian's Chromium, driven by playwright-core, prints the self-contained HTML report.
+ * The browser runs headless with a fresh, throw-away profile, background networking off, and every
+ * request the page might make aborted (the HTML needs none: CSS and SVG are inline).
+ */
+import { access, constants, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CliError } from '../errors.js';
+
+/** Where Debian's `chromium` package installs the browser. */
+export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** Flags for a quiet, offline, reproducible headless Chromium. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+] as const;
+
+/** The browser to use: an explicit path, else AIRT_CHROMIUM from the environment, else Debian's. */
+export function resolveChromiumPath(
+  env: Readonly<Record<string, string | undefined>>,
+  explicit?: string,
+): string {
+  return explicit ?? (env.AIRT_CHROMIUM || DEFAULT_CHROMIUM_PATH);
+}
+
+/** Throws a CliError naming the package to install when no Chromium is at `executablePath`. */
+export async function assertChromium(executablePath: string): Promise<void> {
+  try {
+    await access(executablePath, constants.X_OK);
+  } catch {
+    throw new CliError(
+      `PDF output needs Chromium, but none was found at ${executablePath}. Install Debian's package ` +
+        `"chromium" (apt-get install chromium), or set AIRT_CHROMIUM to a Chromium executable.`,
+    );
+  }
+}
+
+export interface PdfOptions {
+  executablePath: string;
+  /** Aborts printing (e.g. on SIGINT). */
+  signal?: AbortSignal | undefined;
+}
+
+/** Prints HTML to an A4 PDF with backgrounds and page numbers in the footer. */
+export async function printPdf(html: string, options: PdfOptions): Promise<Uint8Array> {
+  await assertChromium(options.executablePath);
+  const { chromium } = await import('playwright-core');
+  const profile = await mkdtemp(path.join(tmpdir(), 'airt-report-chromium-'));
+  try {
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: options.executablePath,
+      headless: true,
+      args: [...CHROMIUM_ARGS],
+      offline: true,
+    });
+    const onAbort = (): void => void context.close();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      options.signal?.throwIfAborted();
+      await context.route('**/*', (route) => route.abort());
+      const page = context.pages()[0] ?? (await context.newPage());
+      await page.setContent(html, { waitUntil: 'load' });
+      await page.emulateMedia({ media: 'print' });
+      const pdf = await page.pdf({
+        format: 'A4',
+        printBackground: true,
+        preferCSSPageSize: true,
+        displayHeaderFooter: true,
+        headerTemplate: '<span></span>',
+        footerTemplate:
+          '<div style="width:100%;font-size:8px;color:#5b6673;text-align:center;font-family:Helvetica,Arial,sans-serif">' +
+          'Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
+      });
+      return new Uint8Array(pdf);
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+      await context.close();
+    }
+  } finally {
+    await rm(profile, { recursive: true, force: true });
+  }
+}

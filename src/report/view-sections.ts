@@ -1,0 +1,199 @@
+/**
+ * The kind-specific parts of a template view (see view.ts): one function per report kind, each
+ * turning model rows into template rows with data text escaped and CSS classes from our allowlists.
+ */
+import { STATE_LABELS } from './charts/compliance-states.js';
+import { heatmapChartName } from './charts/catalog.js';
+import { formatDate, formatPercent, riskBand } from './format.js';
+import { SEVERITY_LEVELS, type ComplianceModel, type ExecutiveModel, type PortfolioModel } from './model.js';
+import { Escaped } from './output-context.js';
+import { sinceLastSnapshotView } from './view-since-last-snapshot.js';
+import { riskClass, severityClass, type ChartView, type ViewText } from './view-text.js';
+
+type ChartLookup = (name: string) => ChartView | null;
+
+export function executiveSections(model: ExecutiveModel, text: ViewText, chart: ChartLookup) {
+  const { kpis } = model;
+  return {
+    kpis: {
+      riskLevel: text.maybeLabel(kpis.riskLevel),
+      riskScore: kpis.riskScore,
+      riskBand: riskBand(kpis.riskScore) ?? 'unknown',
+      riskClass: riskClass(kpis.riskScore, kpis.riskLevel),
+      overallAsr: kpis.overallAsr,
+      assessments: kpis.assessments,
+      attacks: kpis.attacks,
+      trials: kpis.trials,
+      totalFindings: kpis.totalFindings,
+      severities: SEVERITY_LEVELS.map((severity) => ({ severity, count: kpis.findingsBySeverity[severity] })),
+      firstAssessment: formatDate(kpis.firstAssessmentAt),
+      lastAssessment: formatDate(kpis.lastAssessmentAt),
+    },
+    riskTrend: { chart: chart('risk-trend'), points: model.riskTrend.length },
+    severityDistribution: {
+      chart: chart('severity-distribution'),
+      rows: model.severityDistribution.map((row) => ({ severity: row.severity, count: row.count })),
+    },
+    asrByCategory: {
+      chart: chart('asr-by-category'),
+      rows: model.asrByCategory.rows.map((row) => ({
+        category: text.label(row.category),
+        asr: row.asr,
+        successfulAttacks: row.successfulAttacks,
+        totalAttacks: row.totalAttacks,
+        totalTrials: row.totalTrials,
+      })),
+      excludes: model.asrByCategory.excludes.map((exclusion) => text.exclusion(exclusion)),
+    },
+    attackEffectiveness: {
+      chart: chart('attack-effectiveness'),
+      rows: model.attackEffectiveness.map((row) => ({
+        attack: text.label(row.attack),
+        timesUsed: row.timesUsed,
+        successRate: row.successRate,
+        avgBestScore: row.avgBestScore,
+        totalTrials: row.totalTrials,
+      })),
+    },
+    transformLift: {
+      chart: chart('transform-lift'),
+      baselineAsr: model.transformLift.baselineAsr,
+      rows: model.transformLift.rows.map((row) => ({
+        transform: text.label(row.transform),
+        lift: row.lift,
+        avgAsr: row.avgAsr,
+        timesUsed: row.timesUsed,
+      })),
+    },
+    complianceCoverage: {
+      chart: chart('compliance-coverage'),
+      rows: model.complianceCoverage.map((row) => ({
+        title: text.label(row.title),
+        coveragePct: row.coveragePct,
+        testedCategories: row.testedCategories,
+        totalCategories: row.totalCategories,
+        failing: row.failing,
+        passing: row.passing,
+        untested: row.untested,
+      })),
+    },
+    riskByDomain: {
+      chart: chart('risk-by-domain'),
+      rows: model.riskByDomain.map((row) => ({
+        domain: text.label(row.domain),
+        critical: row.critical,
+        high: row.high,
+        medium: row.medium,
+        total: row.total,
+        avgAsr: row.avgAsr,
+        maxScore: row.maxScore,
+      })),
+    },
+    topFindings: model.topFindings.map((finding) => ({
+      rank: finding.rank,
+      severity: text.label(finding.severity),
+      severityClass: severityClass(finding.severity),
+      attack: text.label(finding.attack),
+      goalCategory: text.maybeLabel(finding.goalCategory),
+      score: finding.score,
+      triageStatus: text.maybeLabel(finding.triageStatus),
+      assessment: text.maybeLabel(finding.assessmentName),
+      goal: text.excerpt(finding.goal),
+      candidate: text.excerpt(finding.candidate),
+      response: text.excerpt(finding.response),
+      notes: text.excerpt(finding.notes),
+    })),
+    evaluationJobs: model.evaluationJobs.map((job) => ({
+      id: text.code(job.id),
+      name: text.label(job.name),
+      status: text.label(job.status),
+      kind: text.maybeLabel(job.kind),
+      model: text.maybeLabel(job.model),
+      queuedAt: formatDate(job.queuedAt),
+      completedAt: formatDate(job.completedAt),
+      datasetSize: job.datasetSize,
+      passed: job.passed,
+      failed: job.failed,
+      errored: job.errored,
+      passRate: job.passRate,
+      errorSummary: text.excerpt(job.errorSummary),
+    })),
+    sinceLastSnapshot: sinceLastSnapshotView(model.sinceLastSnapshot, text),
+  };
+}
+
+export function complianceSections(model: ComplianceModel, text: ViewText, chart: ChartLookup) {
+  return {
+    coverage: { chart: chart('compliance-coverage') },
+    states: { chart: chart('compliance-states') },
+    frameworks: model.frameworks.map((section, index) => ({
+      key: text.code(section.framework),
+      title: text.label(section.title),
+      testedCategories: section.testedCategories,
+      totalCategories: section.totalCategories,
+      coverage: section.coverage,
+      minTrials: section.minTrials,
+      counts: {
+        failing: section.categories.filter((row) => row.state === 'failing').length,
+        passing: section.categories.filter((row) => row.state === 'passing').length,
+        insufficientEvidence: section.categories.filter((row) => row.state === 'insufficient_evidence')
+          .length,
+        notTested: section.categories.filter((row) => row.state === 'not_tested').length,
+      },
+      categories: section.categories.map((row) => ({
+        tag: text.code(row.tag),
+        title: text.maybeLabel(row.title),
+        state: row.state,
+        stateLabel: STATE_LABELS[row.state],
+        maxAsr: row.maxAsr,
+        maxSeverity: text.maybeLabel(row.maxSeverity),
+        severityClass: severityClass(row.maxSeverity),
+        totalTrials: row.totalTrials,
+        attacksUsed:
+          row.attacksUsed === null
+            ? null
+            : row.attacksUsed.length === 0
+              ? text.label('none')
+              : new Escaped(row.attacksUsed.map((attack) => text.label(attack).value).join(', ')),
+        assessmentsTested: row.assessmentsTested,
+      })),
+      assessments: section.heatmap.assessments.length,
+      heatmap: chart(heatmapChartName(section, index)),
+      excludes: section.excludes.map((exclusion) => text.exclusion(exclusion)),
+    })),
+  };
+}
+
+export function portfolioSections(model: PortfolioModel, text: ViewText, chart: ChartLookup) {
+  const frameworks = [...new Set(model.projects.flatMap((row) => row.coverage.map((cell) => cell.title)))];
+  return {
+    portfolioCharts: {
+      risk: chart('portfolio-risk'),
+      findings: chart('portfolio-findings'),
+      coverage: chart('portfolio-coverage'),
+      asrTrend: chart('portfolio-asr-trend'),
+    },
+    frameworkTitles: frameworks.map((title) => text.label(title)),
+    projects: model.projects.map((row) => ({
+      name: text.label(row.project.name ?? row.project.key),
+      key: text.code(row.project.key),
+      snapshotId: text.code(row.snapshotId),
+      riskLevel: text.maybeLabel(row.riskLevel),
+      riskScore: row.riskScore,
+      riskClass: riskClass(row.riskScore, row.riskLevel),
+      overallAsr: row.overallAsr,
+      assessments: row.assessments,
+      severities: SEVERITY_LEVELS.map((severity) => ({ severity, count: row.findingsBySeverity[severity] })),
+      coverage: frameworks.map((title) => {
+        const cell = row.coverage.find((entry) => entry.title === title);
+        return { coveragePct: cell?.coveragePct ?? null, display: formatPercent(cell?.coveragePct ?? null) };
+      }),
+    })),
+    asrTrend: model.asrTrend.map((point) => ({
+      project: text.label(point.projectName ?? point.projectKey),
+      snapshotId: text.code(point.snapshotId),
+      fetchedAt: formatDate(point.fetchedAt),
+      overallAsr: point.overallAsr,
+    })),
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * The "Since last snapshot" part of the executive template view (see view.ts): figures formatted as
+ * our own ASCII text, data text (attack names, categories, goals, snapshot ids, keys) shaped and
+ * escaped for the output format. Unknown values are "—", never 0.
+ */
+import { formatDateTime, formatDecimal, formatLift, formatPercent, formatSignedDecimal } from './format.js';
+import type { MetricChange, SinceLastSnapshot } from './model.js';
+import { Escaped } from './output-context.js';
+import { severityClass, type ViewText } from './view-text.js';
+
+/** An empty key list: our word, not "—" (that nothing was added is known, not unknown). */
+const NO_KEYS = 'none';
+
+type Formatter = (value: number | null) => string;
+
+const percent: Formatter = (value) => formatPercent(value);
+const points: Formatter = (value) => formatLift(value);
+const risk: Formatter = (value) => formatDecimal(value, 1);
+const riskDelta: Formatter = (value) => formatSignedDecimal(value, 1);
+
+/** A metric row: before, after and change as display text; a one-sided figure says which side. */
+function metricRow(metric: MetricChange, value: Formatter, delta: Formatter) {
+  return {
+    before: value(metric.before),
+    after: value(metric.after),
+    change:
+      metric.presence === 'added'
+        ? 'not in previous snapshot'
+        : metric.presence === 'removed'
+          ? 'not in this snapshot'
+          : delta(metric.delta),
+    direction: metric.delta === null || metric.delta === 0 ? 'flat' : metric.delta > 0 ? 'up' : 'down',
+  };
+}
+
+function keyList(text: ViewText, keys: readonly string[]): Escaped | null {
+  return keys.length === 0 ? null : new Escaped(keys.map((key) => text.code(key).value).join(', '));
+}
+
+/** The section's view, or null when the model has none (no previous snapshot: nothing is shown). */
+export function sinceLastSnapshotView(section: SinceLastSnapshot | null | undefined, text: ViewText) {
+  if (section === null || section === undefined) return null;
+  const { counts } = section;
+  return {
+    previous: {
+      snapshotId: text.code(section.previous.snapshotId),
+      fetchedAt: formatDateTime(section.previous.fetchedAt),
+    },
+    current: {
+      snapshotId: text.code(section.current.snapshotId),
+      fetchedAt: formatDateTime(section.current.fetchedAt),
+    },
+    counts,
+    changedFindings: section.changedFindings.map((finding) => ({
+      change: finding.change,
+      severity: text.label(finding.severity),
+      severityClass: severityClass(finding.severity),
+      attack: text.label(finding.attack),
+      goalCategory: text.maybeLabel(finding.goalCategory),
+      goal: text.excerpt(finding.goal),
+      scoreBefore: finding.scoreBefore,
+      scoreAfter: finding.scoreAfter,
+      reasons: finding.reasons.length === 0 ? null : text.label(finding.reasons.join('; ')),
+    })),
+    noChangedFindings: section.changedFindingsTotal === 0,
+    changedFindingsShown: section.changedFindings.length,
+    changedFindingsTotal: section.changedFindingsTotal,
+    moreChangedFindings: section.changedFindingsTotal > section.changedFindings.length,
+    unknownFindings:
+      section.unknownFindingAssessments.length === 0
+        ? null
+        : {
+            count: section.unknownFindingAssessments.length,
+            assessments: keyList(text, section.unknownFindingAssessments),
+          },
+    overall: [
+      { label: 'Overall ASR', ...metricRow(section.overallAsr, percent, points) },
+      { label: 'Risk score (0–10)', ...metricRow(section.riskScore, risk, riskDelta) },
+    ],
+    categoryAsr: section.categoryAsr.map((metric) => ({
+      category: text.label(metric.key),
+      ...metricRow(metric, percent, points),
+    })),
+    moreCategories: Math.max(0, section.categoryAsrTotal - section.categoryAsr.length),
+    coverage: section.coverage.map((metric) => ({
+      title: text.label(metric.title),
+      ...metricRow(metric, percent, points),
+    })),
+    evaluationPassRates: section.evaluationPassRates.map((metric) => ({
+      job: text.label(metric.key),
+      ...metricRow(metric, percent, points),
+    })),
+    schemaDrift: section.schemaDrift.map((change) => ({
+      fileKind: text.code(change.fileKind),
+      added: keyList(text, change.added) ?? NO_KEYS,
+      removed: keyList(text, change.removed) ?? NO_KEYS,
+    })),
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Model → template view. The view is what a Handlebars template sees: numbers stay numbers (helpers
+ * format them, null as "—"), our own labels are plain strings, and every string from the data is
+ * shaped (sanitized, truncated, redacted) and escaped for the output format into an `Escaped` value.
+ *
+ *   model ──shape (TextShaper)──▶ display text ──escape (OutputContext)──▶ Escaped ──▶ template
+ */
+import { formatDate, formatDateTime } from './format.js';
+import {
+  isDataQualityClean,
+  type DataQuality,
+  type ProjectRef,
+  type Provenance,
+  type ReportModel,
+} from './model.js';
+import { Escaped } from './output-context.js';
+import { complianceSections, executiveSections, portfolioSections } from './view-sections.js';
+import type { ChartView, ViewText } from './view-text.js';
+
+function projectView(text: ViewText, project: ProjectRef) {
+  return {
+    name: text.label(project.name ?? project.key),
+    key: text.code(project.key),
+    id: text.maybeCode(project.id),
+  };
+}
+
+function dataQualityView(text: ViewText, quality: DataQuality) {
+  return {
+    clean: isDataQualityClean(quality),
+    analyticsWarnings: quality.analyticsWarnings.map((entry) => ({
+      assessment: text.label(entry.assessmentName ?? entry.assessmentId),
+      assessmentId: text.code(entry.assessmentId),
+      field: text.code(entry.field),
+      reason: text.label(entry.reason),
+      excluded: text.label(entry.excluded),
+    })),
+    legacyData: quality.legacyData.map((entry) => ({
+      assessment: text.maybeLabel(entry.assessmentName ?? entry.assessmentId),
+      description: text.label(entry.description),
+    })),
+    partialSnapshots: quality.partialSnapshots.map((id) => text.code(id)),
+    failedRequests: quality.failedRequests.map((entry) => ({
+      snapshot: text.code(entry.snapshotId),
+      request: text.code(`${entry.method} ${entry.path}`),
+      status: entry.status,
+      error: text.label(entry.error),
+    })),
+    truncatedTrialLists: quality.truncatedTrialLists.map((entry) => ({
+      assessment: text.label(entry.assessmentName ?? entry.assessmentId),
+      trialsStored: entry.trialsStored,
+      limit: entry.limit,
+    })),
+    schemaDrift: quality.schemaDrift.map((entry) => ({
+      fileKind: text.code(entry.fileKind),
+      keys: new Escaped(entry.keys.map((key) => text.code(key).value).join(', ')),
+      count: entry.keys.length,
+    })),
+    consistency: quality.consistency.map((entry) => ({
+      check: text.label(entry.check),
+      expected: text.label(entry.expected),
+      actual: text.label(entry.actual),
+    })),
+  };
+}
+
+function provenanceView(text: ViewText, provenance: Provenance) {
+  return {
+    toolVersion: provenance.toolVersion,
+    snapshots: provenance.snapshots.map((snapshot) => ({
+      snapshotId: text.code(snapshot.snapshotId),
+      org: text.maybeLabel(snapshot.org),
+      workspace: text.maybeLabel(snapshot.workspace),
+      status: text.maybeLabel(snapshot.status),
+      rootSha256: text.maybeCode(snapshot.rootSha256),
+      fetchedAt: formatDateTime(snapshot.fetchedAt),
+      snapshotToolVersion: text.maybeLabel(snapshot.snapshotToolVersion),
+      apiVersion: text.maybeLabel(snapshot.apiVersion),
+      appVersion: text.maybeLabel(snapshot.appVersion),
+    })),
+  };
+}
+
+const KIND_TITLES = {
+  executive: 'Executive red-team report',
+  compliance: 'Compliance mapping report',
+  portfolio: 'Portfolio red-team report',
+} as const;
+
+export interface ViewOptions {
+  charts: Record<string, ChartView>;
+}
+
+/**
+ * Builds the template view of a model. Call once per render: the shaper counts redactions, and the
+ * count shown in the report is read after every section was built.
+ */
+export function buildView(model: ReportModel, text: ViewText, options: ViewOptions): Record<string, unknown> {
+  const chart = (name: string): ChartView | null => options.charts[name] ?? null;
+  const dataAsOf = model.provenance.snapshots
+    .map((snapshot) => snapshot.fetchedAt)
+    .filter((value): value is string => value !== null)
+    .sort()
+    .at(-1);
+  const common = {
+    kind: model.kind,
+    reportTitle: KIND_TITLES[model.kind],
+    title: model.kind === 'portfolio' ? 'All projects' : text.label(model.project.name ?? model.project.key),
+    dataAsOf: formatDateTime(dataAsOf ?? null),
+    dataAsOfDate: formatDate(dataAsOf ?? null),
+    summary: model.summary.map((sentence) => text.sentence(sentence)),
+    dataQuality: dataQualityView(text, model.dataQuality),
+    provenance: provenanceView(text, model.provenance),
+  };
+  let sections: Record<string, unknown>;
+  switch (model.kind) {
+    case 'executive':
+      sections = { project: projectView(text, model.project), ...executiveSections(model, text, chart) };
+      break;
+    case 'compliance':
+      sections = { project: projectView(text, model.project), ...complianceSections(model, text, chart) };
+      break;
+    case 'portfolio':
+      sections = portfolioSections(model, text, chart);
+      break;
+  }
+  // Read last: every excerpt above has been shaped by now.
+  const redaction = {
+    enabled: text.shaper.policy.redact,
+    count: text.shaper.redactedCount,
+    maxText: text.shaper.policy.maxText,
+  };
+  return { ...common, ...sections, charts: options.charts, redaction };
+}

@@ -1,0 +1,624 @@
+/**
+ * Hand-written report models for the renderer tests and golden files. Every kind of data text carries
+ * hostile content: script tags, event-handler images, javascript: links, Markdown table breakers,
+ * backslashes, newlines, bidi overrides, backticks, autolinks, template syntax and long strings with
+ * a surrogate pair at the truncation boundary. One assessment carries an analytics warning, so its
+ * asr_by_category and compliance_matrix slices are unknown (excluded), never zero.
+ */
+import {
+  classifyCategory,
+  DEFAULT_MIN_TRIALS_FOR_EVIDENCE,
+  type ComplianceCell,
+} from '../../src/report/compliance-state.js';
+import { FRAMEWORKS } from '../../src/report/frameworks.js';
+import type {
+  ComplianceFrameworkSection,
+  ComplianceModel,
+  DataQuality,
+  ExecutiveModel,
+  PortfolioModel,
+  Provenance,
+  ProjectRef,
+  SinceLastSnapshot,
+} from '../../src/report/model.js';
+import { complianceNarrative, executiveNarrative, portfolioNarrative } from '../../src/report/narrative.js';
+
+/** Set by any payload that manages to execute. */
+export const PWNED_FLAG = '__airtPwned';
+
+export const HOSTILE = {
+  script: `<script>window.${PWNED_FLAG}=1</script>`,
+  img: `<img src=x onerror="window.${PWNED_FLAG}=1">`,
+  jsLink: `[click me](javascript:window.${PWNED_FLAG}=1)`,
+  rawJsLink: `<a href="javascript:window.${PWNED_FLAG}=1">open</a>`,
+  table: '| injected | cells | here |\n|---|---|---|',
+  backslash: 'ends with a backslash \\',
+  newline: 'line one\nline two\r\nline three',
+  bidi: 'safe\u202Etxt.exe',
+  backticks: '``` fence ` and `code`',
+  image: '![tracker](https://evil.example/pixel.png)',
+  autolink: 'see <https://evil.example> or www.evil.example or mail@evil.example',
+  template: '{{constructor.constructor "alert(1)"}}',
+  svg: `<svg onload="window.${PWNED_FLAG}=1"><text>x</text></svg>`,
+  entity: '&lt;script&gt; &amp;',
+  style: '<style>body{display:none}</style>',
+} as const;
+
+/** 300 code points ending in emoji, so a 280 cut lands next to a surrogate pair. */
+export const LONG_TEXT = `${'A'.repeat(278)}😀😀${'B'.repeat(20)}`;
+
+export const SNAPSHOT_ID = '20260105T120000Z-7f3a';
+export const OLDER_SNAPSHOT_ID = '20251201T120000Z-1c2d';
+export const LEGACY_ASSESSMENT = { id: '00000000-0000-4000-8000-00000000000c', name: 'Legacy run <b>3</b>' };
+
+const project: ProjectRef = {
+  id: '11111111-1111-4111-8111-111111111111',
+  key: 'support-bot',
+  name: `Support bot ${HOSTILE.script}`,
+};
+
+const assessments = [
+  {
+    id: '00000000-0000-4000-8000-00000000000a',
+    name: `Baseline ${HOSTILE.img}`,
+    date: '2025-11-03T09:00:00Z',
+  },
+  {
+    id: '00000000-0000-4000-8000-00000000000b',
+    name: 'Regression | pipes | here',
+    date: '2025-12-01T09:30:00Z',
+  },
+  { ...LEGACY_ASSESSMENT, date: '2025-12-15T10:00:00Z' },
+  {
+    id: '00000000-0000-4000-8000-00000000000d',
+    name: `Latest ${HOSTILE.bidi}`,
+    date: '2026-01-04T16:45:00Z',
+  },
+];
+
+function provenance(): Provenance {
+  return {
+    toolVersion: '0.1.0',
+    snapshots: [
+      {
+        snapshotId: SNAPSHOT_ID,
+        org: 'acme',
+        workspace: `main ${HOSTILE.jsLink}`,
+        status: 'partial',
+        rootSha256: '9f2c1d0e4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0',
+        fetchedAt: '2026-01-05T12:00:00Z',
+        snapshotToolVersion: '0.1.0',
+        apiVersion: '1.4.2',
+        appVersion: null,
+      },
+    ],
+  };
+}
+
+function dataQuality(): DataQuality {
+  return {
+    analyticsWarnings: [
+      {
+        assessmentId: LEGACY_ASSESSMENT.id,
+        assessmentName: LEGACY_ASSESSMENT.name,
+        field: 'asr_by_category',
+        reason: `stored in legacy format ${HOSTILE.img}`,
+        excluded: 'ASR by goal category of this assessment',
+      },
+      {
+        assessmentId: LEGACY_ASSESSMENT.id,
+        assessmentName: LEGACY_ASSESSMENT.name,
+        field: 'compliance_matrix',
+        reason: 'legacy compliance entries',
+        excluded: 'compliance matrix cells of this assessment (heatmap and category states)',
+      },
+    ],
+    legacyData: [
+      {
+        assessmentId: assessments[1]?.id ?? null,
+        assessmentName: assessments[1]?.name ?? null,
+        description:
+          'compliance entries without attacks_used and total_trials; their trial counts are unknown',
+      },
+    ],
+    partialSnapshots: [SNAPSHOT_ID],
+    failedRequests: [
+      {
+        snapshotId: SNAPSHOT_ID,
+        method: 'GET',
+        path: '/api/v1/orgs/acme/workspaces/main/assessments/00000000-0000-4000-8000-00000000000d/trials',
+        status: 504,
+        error: `gateway timeout after 6 attempts ${HOSTILE.table}`,
+      },
+    ],
+    truncatedTrialLists: [
+      {
+        assessmentId: assessments[0]?.id ?? '',
+        assessmentName: assessments[0]?.name ?? null,
+        trialsStored: 500,
+        limit: 500,
+      },
+    ],
+    schemaDrift: [
+      { fileKind: 'project_summary', keys: ['$.assessments[*].new_metric', `$.${HOSTILE.backticks}`] },
+    ],
+    consistency: [
+      { check: 'summary total_trials equals the sum over assessments', expected: '1,240', actual: '1,180' },
+    ],
+  };
+}
+
+/** The executive model of the hostile fixture project. */
+export function executiveFixture(): ExecutiveModel {
+  const base: Omit<ExecutiveModel, 'summary'> = {
+    kind: 'executive',
+    project,
+    kpis: {
+      riskLevel: 'high',
+      riskScore: 7.36,
+      overallAsr: 0.42,
+      assessments: 4,
+      attacks: 58,
+      trials: 1240,
+      totalFindings: 23,
+      findingsBySeverity: { critical: 2, high: 5, medium: 9, low: 4, info: null },
+      firstAssessmentAt: assessments[0]?.date ?? null,
+      lastAssessmentAt: assessments[3]?.date ?? null,
+    },
+    riskTrend: [
+      ...assessments.map((assessment, index) => ({
+        assessmentId: assessment.id,
+        assessmentName: assessment.name,
+        date: assessment.date,
+        riskScore: [5.2, 8.1, null, 7.36][index] ?? null,
+        riskLevel: ['medium', 'critical', null, 'high'][index] ?? null,
+        overallAsr: [0.2, 0.55, null, 0.42][index] ?? null,
+      })),
+    ],
+    severityDistribution: [
+      { severity: 'critical', count: 2 },
+      { severity: 'high', count: 5 },
+      { severity: 'medium', count: 9 },
+      { severity: 'low', count: 4 },
+      { severity: 'info', count: null },
+    ],
+    asrByCategory: {
+      rows: [
+        {
+          category: 'system_prompt_leak',
+          asr: 0.8,
+          successfulAttacks: 8,
+          totalAttacks: 10,
+          totalTrials: 200,
+        },
+        {
+          category: `credential_leak ${HOSTILE.table}`,
+          asr: 0.5,
+          successfulAttacks: 4,
+          totalAttacks: 8,
+          totalTrials: 160,
+        },
+        { category: 'tool_misuse', asr: 0.25, successfulAttacks: 2, totalAttacks: 8, totalTrials: 150 },
+        { category: 'harmful_content', asr: 0, successfulAttacks: 0, totalAttacks: 6, totalTrials: 120 },
+        {
+          category: 'pii_extraction',
+          asr: null,
+          successfulAttacks: null,
+          totalAttacks: null,
+          totalTrials: null,
+        },
+      ],
+      excludes: [{ field: 'asr_by_category', assessments: [LEGACY_ASSESSMENT.name] }],
+    },
+    attackEffectiveness: [
+      { attack: 'crescendo_attack', timesUsed: 12, successRate: 0.58, avgBestScore: 0.71, totalTrials: 240 },
+      { attack: 'tap_attack', timesUsed: 14, successRate: 0.43, avgBestScore: 0.62, totalTrials: 320 },
+      {
+        attack: `goat_attack ${HOSTILE.rawJsLink}`,
+        timesUsed: 10,
+        successRate: 0.3,
+        avgBestScore: 0.51,
+        totalTrials: 200,
+      },
+      { attack: 'pair_attack', timesUsed: 8, successRate: null, avgBestScore: null, totalTrials: 160 },
+    ],
+    transformLift: {
+      baselineAsr: 0.31,
+      rows: [
+        { transform: 'base64', lift: 0.14, avgAsr: 0.45, timesUsed: 9 },
+        { transform: 'role_play_wrapper', lift: 0.09, avgAsr: 0.4, timesUsed: 11 },
+        { transform: `leet_speak ${HOSTILE.svg}`, lift: -0.05, avgAsr: 0.26, timesUsed: 7 },
+        { transform: 'zero_width', lift: null, avgAsr: null, timesUsed: 3 },
+      ],
+    },
+    complianceCoverage: [
+      {
+        framework: 'owasp_llm',
+        title: 'OWASP LLM Top 10',
+        coveragePct: 0.7,
+        testedCategories: 7,
+        totalCategories: 10,
+        failing: 3,
+        passing: 2,
+        untested: 3,
+      },
+      {
+        framework: 'atlas',
+        title: 'MITRE ATLAS',
+        coveragePct: 0.26,
+        testedCategories: 7,
+        totalCategories: 27,
+        failing: 2,
+        passing: 1,
+        untested: 20,
+      },
+      {
+        framework: 'nist',
+        title: 'NIST AI RMF',
+        coveragePct: 0.5,
+        testedCategories: 2,
+        totalCategories: 4,
+        failing: 1,
+        passing: 1,
+        untested: 2,
+      },
+      {
+        framework: `custom ${HOSTILE.entity}`,
+        title: `custom ${HOSTILE.entity}`,
+        coveragePct: null,
+        testedCategories: null,
+        totalCategories: null,
+        failing: null,
+        passing: null,
+        untested: null,
+      },
+    ],
+    riskByDomain: [
+      { domain: 'security', critical: 2, high: 3, medium: 4, total: 12, avgAsr: 0.47, maxScore: 0.97 },
+      { domain: 'safety', critical: 0, high: 2, medium: 5, total: 9, avgAsr: 0.33, maxScore: 0.81 },
+      {
+        domain: `agentic ${HOSTILE.style}`,
+        critical: null,
+        high: null,
+        medium: null,
+        total: 2,
+        avgAsr: null,
+        maxScore: null,
+      },
+    ],
+    topFindings: [
+      {
+        rank: 1,
+        severity: 'critical',
+        attack: 'crescendo_attack',
+        goalCategory: 'system_prompt_leak',
+        score: 0.97,
+        triageStatus: 'open',
+        assessmentName: assessments[3]?.name ?? null,
+        goal: `Reveal the system prompt ${HOSTILE.template}`,
+        candidate: `Ignore previous instructions. ${HOSTILE.script} ${HOSTILE.img}`,
+        response: `Sure! ${HOSTILE.jsLink} ${HOSTILE.image}`,
+        notes: `Confirmed by analyst ${HOSTILE.rawJsLink}`,
+      },
+      {
+        rank: 2,
+        severity: 'critical',
+        attack: `tap_attack ${HOSTILE.table}`,
+        goalCategory: `credential_leak ${HOSTILE.table}`,
+        score: 0.93,
+        triageStatus: 'accepted_risk',
+        assessmentName: assessments[1]?.name ?? null,
+        goal: HOSTILE.newline,
+        candidate: LONG_TEXT,
+        response: `${HOSTILE.backslash}`,
+        notes: null,
+      },
+      {
+        rank: 3,
+        severity: `high ${HOSTILE.svg}`,
+        attack: 'goat_attack',
+        goalCategory: null,
+        score: 0.81,
+        triageStatus: null,
+        assessmentName: null,
+        goal: HOSTILE.autolink,
+        candidate: HOSTILE.backticks,
+        response: HOSTILE.bidi,
+        notes: HOSTILE.entity,
+      },
+    ],
+    evaluationJobs: [
+      {
+        id: '22222222-2222-4222-8222-222222222222',
+        name: `nightly-regression ${HOSTILE.img}`,
+        status: 'completed',
+        kind: 'evaluation',
+        model: 'openai/gpt-4o',
+        queuedAt: '2026-01-04T01:00:00Z',
+        completedAt: '2026-01-04T01:42:10Z',
+        datasetSize: 120,
+        passed: 96,
+        failed: 20,
+        errored: 4,
+        passRate: 0.8,
+        errorSummary: null,
+      },
+      {
+        id: '33333333-3333-4333-8333-333333333333',
+        name: 'tool-use-suite',
+        status: 'failed',
+        kind: 'evaluation',
+        model: null,
+        queuedAt: '2026-01-05T01:00:00Z',
+        completedAt: null,
+        datasetSize: 40,
+        passed: null,
+        failed: null,
+        errored: 40,
+        passRate: null,
+        errorSummary: `sandbox provider error ${HOSTILE.newline}`,
+      },
+    ],
+    sinceLastSnapshot: sinceLastSnapshotFixture(),
+    dataQuality: dataQuality(),
+    provenance: provenance(),
+  };
+  return { ...base, summary: executiveNarrative(base) };
+}
+
+/**
+ * The executive fixture's comparison with an older snapshot: hostile attack, category, goal, job and
+ * key names; a regression whose reasons embed data; figures unknown on one side or only on one side.
+ */
+function sinceLastSnapshotFixture(): SinceLastSnapshot {
+  return {
+    previous: { snapshotId: OLDER_SNAPSHOT_ID, fetchedAt: '2025-12-01T12:00:41.250Z' },
+    current: { snapshotId: SNAPSHOT_ID, fetchedAt: '2026-01-05T12:00:00Z' },
+    counts: { new: 3, resolved: 1, regressed: 2, persisting: 7 },
+    changedFindings: [
+      {
+        change: 'regressed',
+        severity: 'critical',
+        severityBefore: 'high',
+        attack: 'crescendo_attack',
+        goalCategory: 'system_prompt_leak',
+        goal: `Reveal the system prompt ${HOSTILE.script}`,
+        scoreBefore: 0.78,
+        scoreAfter: 0.97,
+        reasons: ['severity high → critical', 'score 0.78 → 0.97'],
+      },
+      {
+        change: 'new',
+        severity: 'high',
+        severityBefore: null,
+        attack: `goat_attack ${HOSTILE.table}`,
+        goalCategory: `credential_leak ${HOSTILE.jsLink}`,
+        goal: `Print the API key ${HOSTILE.img} ${HOSTILE.newline}`,
+        scoreBefore: null,
+        scoreAfter: 0.81,
+        reasons: [],
+      },
+      {
+        change: 'regressed',
+        severity: `medium ${HOSTILE.rawJsLink}`,
+        severityBefore: 'medium',
+        attack: 'tap_attack',
+        goalCategory: null,
+        goal: null,
+        scoreBefore: null,
+        scoreAfter: null,
+        reasons: [`reopened (was false_positive ${HOSTILE.backticks})`],
+      },
+    ],
+    changedFindingsTotal: 5,
+    unknownFindingAssessments: [LEGACY_ASSESSMENT.id],
+    overallAsr: { key: 'overall_asr', before: 0.35, after: 0.42, delta: 0.07, presence: 'both' },
+    riskScore: { key: 'risk_score', before: 7.5, after: 7.36, delta: -0.14, presence: 'both' },
+    categoryAsr: [
+      { key: 'system_prompt_leak', before: 0.5, after: 0.8, delta: 0.3, presence: 'both' },
+      { key: 'harmful_content', before: 0.2, after: 0, delta: -0.2, presence: 'both' },
+      { key: `tool_misuse ${HOSTILE.image}`, before: null, after: 0.25, delta: null, presence: 'added' },
+      { key: 'pii_extraction', before: 0.4, after: null, delta: null, presence: 'both' },
+    ],
+    categoryAsrTotal: 6,
+    coverage: [
+      { key: 'owasp_llm', title: 'OWASP LLM Top 10', before: 0.6, after: 0.7, delta: 0.1, presence: 'both' },
+      { key: 'atlas', title: 'MITRE ATLAS', before: 0.259259, after: 0.259259, delta: 0, presence: 'both' },
+      {
+        key: `custom ${HOSTILE.entity}`,
+        title: `custom ${HOSTILE.entity}`,
+        before: 0.5,
+        after: null,
+        delta: null,
+        presence: 'removed',
+      },
+    ],
+    evaluationPassRates: [
+      { key: `nightly-regression ${HOSTILE.img}`, before: 0.9, after: 0.8, delta: -0.1, presence: 'both' },
+      { key: 'tool-use-suite', before: null, after: null, delta: null, presence: 'added' },
+    ],
+    schemaDrift: [
+      { fileKind: 'project_summary', added: ['$.risk_appetite', `$.${HOSTILE.backticks}`], removed: [] },
+      { fileKind: `trials ${HOSTILE.table}`, added: [], removed: ['$[*].judge_model'] },
+    ],
+  };
+}
+
+/** Matrix cells per assessment for one framework; the legacy assessment's cells are excluded (null). */
+function frameworkSection(key: string, seed: number): ComplianceFrameworkSection {
+  const definition = FRAMEWORKS.find((framework) => framework.key === key);
+  if (!definition) throw new Error(`unknown framework ${key}`);
+  const cellsByTag = new Map<string, ComplianceCell[]>();
+  const heatmapCells: ComplianceFrameworkSection['heatmap']['cells'] = [];
+  definition.categories.forEach((category, row) => {
+    const cells: ComplianceCell[] = [];
+    assessments.forEach((assessment, column) => {
+      const pattern = (row * 7 + column * 3 + seed) % 11;
+      if (assessment.id === LEGACY_ASSESSMENT.id) {
+        heatmapCells.push({ assessmentId: assessment.id, tag: category.tag, asr: null });
+        return;
+      }
+      const tested = row < definition.categories.length * 0.7 && pattern !== 0;
+      const asr = tested ? (pattern > 6 ? (pattern - 6) / 5 : 0) : null;
+      const totalTrials = tested ? (row % 4 === 3 ? 4 : 20 + pattern) : 0;
+      cells.push({
+        assessmentId: assessment.id,
+        tested,
+        asr,
+        maxSeverity: tested
+          ? asr !== null && asr > 0.5
+            ? 'critical'
+            : asr !== null && asr > 0
+              ? 'medium'
+              : 'info'
+          : null,
+        totalTrials: column === 1 ? null : totalTrials,
+        attacksUsed:
+          column === 1
+            ? null
+            : tested
+              ? column % 2 === 0
+                ? ['tap_attack', 'crescendo_attack']
+                : [`goat_attack ${HOSTILE.img}`]
+              : [],
+      });
+      heatmapCells.push({ assessmentId: assessment.id, tag: category.tag, asr });
+    });
+    cellsByTag.set(category.tag, cells);
+  });
+  const categories = definition.categories.map((category) => {
+    const verdict = classifyCategory(cellsByTag.get(category.tag) ?? [], DEFAULT_MIN_TRIALS_FOR_EVIDENCE);
+    return { tag: category.tag, title: category.title, ...verdict };
+  });
+  const tested = categories.filter((row) => row.state !== 'not_tested').length;
+  return {
+    framework: key,
+    title: definition.title,
+    testedCategories: tested,
+    totalCategories: categories.length,
+    coverage: categories.length === 0 ? null : tested / categories.length,
+    minTrials: DEFAULT_MIN_TRIALS_FOR_EVIDENCE,
+    categories,
+    heatmap: {
+      assessments: assessments.map((assessment) => ({
+        id: assessment.id,
+        name: assessment.name,
+        date: assessment.date,
+      })),
+      cells: heatmapCells,
+    },
+    excludes: [{ field: 'compliance_matrix', assessments: [LEGACY_ASSESSMENT.name] }],
+  };
+}
+
+/** The compliance model of the fixture project over two frameworks. */
+export function complianceFixture(): ComplianceModel {
+  const frameworks = [frameworkSection('owasp_llm', 1), frameworkSection('nist', 4)];
+  return {
+    kind: 'compliance',
+    project,
+    summary: complianceNarrative(frameworks),
+    frameworks,
+    dataQuality: dataQuality(),
+    provenance: provenance(),
+  };
+}
+
+/** A portfolio of three projects across two snapshots. */
+export function portfolioFixture(): PortfolioModel {
+  const other: ProjectRef = { id: null, key: 'rag-search', name: `RAG search ${HOSTILE.jsLink}` };
+  const third: ProjectRef = { id: '44444444-4444-4444-8444-444444444444', key: 'agent-ops', name: null };
+  const base: Omit<PortfolioModel, 'summary'> = {
+    kind: 'portfolio',
+    projects: [
+      {
+        project,
+        snapshotId: SNAPSHOT_ID,
+        riskLevel: 'high',
+        riskScore: 7.36,
+        overallAsr: 0.42,
+        assessments: 4,
+        findingsBySeverity: { critical: 2, high: 5, medium: 9, low: 4, info: null },
+        coverage: [
+          { framework: 'owasp_llm', title: 'OWASP LLM Top 10', coveragePct: 0.7 },
+          { framework: 'atlas', title: 'MITRE ATLAS', coveragePct: 0.26 },
+        ],
+      },
+      {
+        project: other,
+        snapshotId: SNAPSHOT_ID,
+        riskLevel: 'critical',
+        riskScore: 8.9,
+        overallAsr: 0.61,
+        assessments: 7,
+        findingsBySeverity: { critical: 6, high: 3, medium: 2, low: 1, info: 0 },
+        coverage: [
+          { framework: 'owasp_llm', title: 'OWASP LLM Top 10', coveragePct: 0.9 },
+          { framework: 'atlas', title: 'MITRE ATLAS', coveragePct: null },
+        ],
+      },
+      {
+        project: third,
+        snapshotId: SNAPSHOT_ID,
+        riskLevel: null,
+        riskScore: null,
+        overallAsr: null,
+        assessments: 0,
+        findingsBySeverity: { critical: null, high: null, medium: null, low: null, info: null },
+        coverage: [],
+      },
+    ],
+    asrTrend: [
+      {
+        projectKey: 'support-bot',
+        projectName: project.name,
+        snapshotId: OLDER_SNAPSHOT_ID,
+        fetchedAt: '2025-12-01T12:00:00Z',
+        overallAsr: 0.35,
+      },
+      {
+        projectKey: 'support-bot',
+        projectName: project.name,
+        snapshotId: SNAPSHOT_ID,
+        fetchedAt: '2026-01-05T12:00:00Z',
+        overallAsr: 0.42,
+      },
+      {
+        projectKey: 'rag-search',
+        projectName: other.name,
+        snapshotId: OLDER_SNAPSHOT_ID,
+        fetchedAt: '2025-12-01T12:00:00Z',
+        overallAsr: 0.66,
+      },
+      {
+        projectKey: 'rag-search',
+        projectName: other.name,
+        snapshotId: SNAPSHOT_ID,
+        fetchedAt: '2026-01-05T12:00:00Z',
+        overallAsr: 0.61,
+      },
+      {
+        projectKey: 'agent-ops',
+        projectName: null,
+        snapshotId: SNAPSHOT_ID,
+        fetchedAt: '2026-01-05T12:00:00Z',
+        overallAsr: null,
+      },
+    ],
+    dataQuality: { ...dataQuality(), analyticsWarnings: [], legacyData: [] },
+    provenance: {
+      toolVersion: '0.1.0',
+      snapshots: [
+        {
+          ...provenance().snapshots[0]!,
+          snapshotId: OLDER_SNAPSHOT_ID,
+          status: 'complete',
+          fetchedAt: '2025-12-01T12:00:00Z',
+          rootSha256: null,
+        },
+        ...provenance().snapshots,
+      ],
+    },
+  };
+  return { ...base, summary: portfolioNarrative(base) };
+}
