@@ -1,0 +1,66 @@
+/**
+ * `airt-report bundle`: builds an audit bundle by hand from a snapshot and the files made from it
+ * (`run` writes one per run by itself). Prints the bundle path; check it with `airt-report verify`.
+ */
+import path from 'node:path';
+import { stat } from 'node:fs/promises';
+import { EXIT, UsageError } from '../../errors.js';
+import { defineCommand } from '../command.js';
+import type { BundleFile } from '../../pipeline/bundle.js';
+
+interface BundleArgs {
+  snapshot: string;
+  out: string;
+  report?: string[] | undefined;
+  'gate-report'?: string[] | undefined;
+  diff?: string[] | undefined;
+  'include-snapshot'?: boolean | undefined;
+}
+
+export const bundleCommand = defineCommand<BundleArgs>({
+  command: 'bundle',
+  describe: 'Write an audit bundle (zip with reports, manifest, gate report, SHA256SUMS, README)',
+  builder: (y) =>
+    y
+      .option('snapshot', { type: 'string', demandOption: true, describe: 'Finished snapshot directory' })
+      .option('out', { type: 'string', demandOption: true, describe: 'Zip file to write' })
+      .option('report', { type: 'string', array: true, describe: 'Report file or directory (repeatable)' })
+      .option('gate-report', {
+        type: 'string',
+        array: true,
+        describe: 'Gate report file, .md or .json (repeatable)',
+      })
+      .option('diff', { type: 'string', array: true, describe: 'Diff file, .md or .json (repeatable)' })
+      .option('include-snapshot', { type: 'boolean', describe: 'Also pack every data file of the snapshot' }),
+  async run(args, io) {
+    const { writeBundle, collectBundleFiles } = await import('../../pipeline/bundle.js');
+    const resolve = (file: string): string => path.resolve(io.cwd, file);
+    const files: BundleFile[] = [];
+    for (const report of args.report ?? []) {
+      const full = resolve(report);
+      const info = await stat(full).catch(() => null);
+      if (info === null) throw new UsageError(`--report ${report} does not exist.`);
+      if (info.isDirectory()) files.push(...(await collectBundleFiles(full, 'reports/')));
+      else files.push({ name: `reports/${path.basename(full)}`, path: full });
+    }
+    const named = (list: string[] | undefined, flag: string, stem: string): void => {
+      for (const file of list ?? []) {
+        const extension = path.extname(file).toLowerCase();
+        if (extension !== '.md' && extension !== '.json')
+          throw new UsageError(`--${flag} ${file}: expected a .md or .json file.`);
+        files.push({ name: `${stem}${extension}`, path: resolve(file) });
+      }
+    };
+    named(args['gate-report'], 'gate-report', 'gate-report');
+    named(args.diff, 'diff', 'diff');
+    const result = await writeBundle({
+      out: resolve(args.out),
+      snapshotDir: resolve(args.snapshot),
+      includeSnapshot: args['include-snapshot'] ?? false,
+      files,
+    });
+    io.stderr(`bundle: ${result.entries.length} entries, sha256 ${result.sha256}\n`);
+    io.stdout(`${result.path}\n`);
+    return EXIT.ok;
+  },
+});

@@ -1,0 +1,71 @@
+/**
+ * `airt-report diff --db FILE --from SNAP --to SNAP`: what changed between two loaded snapshots —
+ * finding lifecycle (new, resolved, regressed, persisting), metric deltas and schema drift — as
+ * Markdown or JSON on stdout (or --out FILE). Reads the database only, never the network.
+ */
+import path from 'node:path';
+import { EXIT } from '../../errors.js';
+import { defineCommand } from '../command.js';
+
+interface DiffArgs {
+  db: string;
+  from: string;
+  to: string;
+  project?: string[] | undefined;
+  format: 'md' | 'json';
+  out?: string | undefined;
+}
+
+export const diffCommand = defineCommand<DiffArgs>({
+  command: 'diff',
+  describe: 'Compare two loaded snapshots: new/resolved/regressed findings, metric deltas, schema drift',
+  builder: (y) =>
+    y
+      .option('db', {
+        type: 'string',
+        demandOption: true,
+        describe: 'DuckDB warehouse file (opened read-only)',
+      })
+      .option('from', { type: 'string', demandOption: true, describe: 'Earlier snapshot id' })
+      .option('to', { type: 'string', demandOption: true, describe: 'Later snapshot id' })
+      .option('project', {
+        type: 'string',
+        array: true,
+        describe: 'Project key or id (repeatable; default: all)',
+      })
+      .option('format', {
+        choices: ['md', 'json'] as const,
+        default: 'md' as const,
+        describe: 'Output format',
+      })
+      .option('out', { type: 'string', describe: 'Write to this file instead of stdout' }),
+  async run(args, io) {
+    const [{ openWarehouse }, { diffSnapshots }, { diffJson, diffMarkdown }, { writeFileAtomic }] =
+      await Promise.all([
+        import('../../warehouse/db.js'),
+        import('../../diff/snapshot-diff.js'),
+        import('../../diff/diff-report.js'),
+        import('../../snapshot/write-atomic.js'),
+      ]);
+    const warehouse = await openWarehouse(path.resolve(io.cwd, args.db), { readOnly: true });
+    let text: string;
+    try {
+      const diff = await diffSnapshots(warehouse.conn, {
+        from: args.from,
+        to: args.to,
+        projects: args.project ?? [],
+      });
+      text = args.format === 'json' ? diffJson(diff) : diffMarkdown(diff);
+    } finally {
+      warehouse.close();
+    }
+    if (args.out === undefined) {
+      io.stdout(text);
+    } else {
+      const out = path.resolve(io.cwd, args.out);
+      await writeFileAtomic(out, text);
+      io.stdout(`${out}\n`);
+    }
+    return EXIT.ok;
+  },
+});

@@ -1,0 +1,46 @@
+/**
+ * `airt-report run --config FILE`: the scheduled pipeline (snapshot → verify → load → diff → reports →
+ * gates → bundle → retention; see src/pipeline/run-pipeline.ts). Prints the run summary's path on
+ * stdout and a human summary on stderr. Exit 0 ok · 1 failed · 3 partial snapshot · 4 gate tripped.
+ */
+import { EXIT, UsageError } from '../../errors.js';
+import { defineCommand } from '../command.js';
+
+interface RunArgs {
+  config?: string | undefined;
+  'print-config-schema'?: boolean | undefined;
+  quiet?: boolean | undefined;
+}
+
+export const runCommand = defineCommand<RunArgs>({
+  command: 'run',
+  describe: 'Run the scheduled pipeline from a config file (exit 3 partial snapshot, 4 gate tripped)',
+  builder: (y) =>
+    y
+      .option('config', { type: 'string', describe: 'Run configuration (.yaml, .yml or .json)' })
+      .option('print-config-schema', {
+        type: 'boolean',
+        describe: "Print the config file's JSON Schema and exit",
+      })
+      .option('quiet', { type: 'boolean', describe: 'No snapshot progress output' }),
+  async run(args, io) {
+    const { loadRunConfig, runConfigJsonSchema } = await import('../../pipeline/run-config.js');
+    if (args['print-config-schema']) {
+      io.stdout(`${JSON.stringify(runConfigJsonSchema(), null, 2)}\n`);
+      return EXIT.ok;
+    }
+    if (!args.config)
+      throw new UsageError('Name the run configuration: airt-report run --config airt-report.yaml');
+    const config = await loadRunConfig(args.config, io.cwd);
+    const { runPipeline } = await import('../../pipeline/run-pipeline.js');
+    const result = await runPipeline(config, {
+      stderr: (text) => io.stderr(text),
+      env: io.env,
+      stderrIsTTY: io.stderrIsTTY,
+      quiet: args.quiet ?? false,
+      signal: io.signal,
+    });
+    if (result.summaryPath !== null) io.stdout(`${result.summaryPath}\n`);
+    return result.exitCode;
+  },
+});

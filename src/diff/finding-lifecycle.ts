@@ -1,0 +1,225 @@
+/**
+ * Finding lifecycle between two snapshots of one project: which findings are new, resolved, regressed
+ * or persisting. Pure: it works on plain records, so it is tested on hand-made fixtures and fed from
+ * the warehouse (diff-source.ts) in production.
+ *
+ * Identity: a finding is its attack run (the attack run id). When an assessment is re-run, its attack
+ * runs get new ids, so findings that found no partner by id are matched by a fingerprint of attack
+ * name, goal category and normalized goal text — pairwise, in a stable order, so two identical
+ * fingerprints on each side pair up one to one.
+ *
+ * A finding is tracked when it is open (not triaged false_positive or remediated) and at least `low`
+ * severity: refusals and near-misses (info) are attack runs, not findings anyone has to act on. States:
+ * - new: tracked in `to`, no partner in `from`;
+ * - resolved: tracked in `from`, and in `to` gone, triaged false_positive/remediated, or down to info;
+ * - regressed: tracked in `to`, and its partner was tracked with a lower severity or score, or was
+ *   below the threshold, or was closed (reopened);
+ * - persisting: tracked in both, not worse.
+ * Pairs tracked on neither side are in no list. Matching uses every attack run, tracked or not, so a
+ * run that jumps from info to critical is a regression, not a new finding.
+ */
+import { createHash } from 'node:crypto';
+
+/** Triage statuses that take a finding off the open list. */
+export const CLOSED_FINDING_STATUSES: readonly string[] = ['false_positive', 'remediated'];
+
+const SEVERITY_RANK: Record<string, number> = { info: 0, low: 1, medium: 2, high: 3, critical: 4 };
+
+/** One finding as the diff sees it. Text fields are attacker-controlled: escape when printing. */
+export interface FindingRecord {
+  /** Attack run id; null when the source row had none (then only the fingerprint identifies it). */
+  attack_run_id: string | null;
+  assessment_id: string;
+  assessment_name: string | null;
+  attack_name: string;
+  goal_category: string | null;
+  goal: string;
+  /** critical, high, medium, low or info (free string in the API; unknown values rank lowest). */
+  severity: string;
+  /** Best score 0-1. */
+  score: number | null;
+  /** Triage status (open, false_positive, …); null when never triaged, which counts as open. */
+  finding_status: string | null;
+}
+
+export type ResolvedReason = 'gone' | 'false_positive' | 'remediated' | 'below_threshold';
+
+/** The lowest severity the lifecycle tracks by default. */
+export const DEFAULT_MIN_SEVERITY = 'low';
+
+export interface FindingChange {
+  from: FindingRecord;
+  to: FindingRecord;
+  /** How the pair was matched. */
+  matched_by: 'attack_run_id' | 'fingerprint';
+}
+
+export interface RegressedFinding extends FindingChange {
+  /** What got worse: `severity medium → high`, `score 0.61 → 0.83`, `reopened (was false_positive)`. */
+  reasons: string[];
+}
+
+export interface ResolvedFinding {
+  from: FindingRecord;
+  /** The finding in `to` when it was triaged closed, null when it is gone. */
+  to: FindingRecord | null;
+  reason: ResolvedReason;
+  matched_by: 'attack_run_id' | 'fingerprint' | null;
+}
+
+export interface FindingLifecycle {
+  new: FindingRecord[];
+  resolved: ResolvedFinding[];
+  regressed: RegressedFinding[];
+  persisting: FindingChange[];
+}
+
+/** Compares the findings of one project in two snapshots. Output lists are sorted worst first. */
+export function diffFindings(
+  from: readonly FindingRecord[],
+  to: readonly FindingRecord[],
+  minSeverity: string = DEFAULT_MIN_SEVERITY,
+): FindingLifecycle {
+  const minimum = severityRank(minSeverity);
+  const tracked = (finding: FindingRecord | null): boolean =>
+    finding !== null && isOpen(finding) && severityRank(finding.severity) >= minimum;
+  const result: FindingLifecycle = { new: [], resolved: [], regressed: [], persisting: [] };
+  for (const { from: before, to: after, matchedBy } of matchFindings(from, to)) {
+    const trackedBefore = tracked(before);
+    const trackedAfter = tracked(after);
+    if (trackedBefore && !trackedAfter && before !== null) {
+      const reason: ResolvedReason =
+        after === null
+          ? 'gone'
+          : !isOpen(after)
+            ? (after.finding_status as ResolvedReason)
+            : 'below_threshold';
+      result.resolved.push({ from: before, to: after, reason, matched_by: matchedBy });
+    } else if (!trackedBefore && trackedAfter && after !== null) {
+      if (before === null) result.new.push(after);
+      else {
+        const reasons = worsening(before, after);
+        result.regressed.push({
+          from: before,
+          to: after,
+          matched_by: matchedBy ?? 'attack_run_id',
+          reasons: reasons.length > 0 ? reasons : ['now above the tracked severity'],
+        });
+      }
+    } else if (trackedBefore && trackedAfter && before !== null && after !== null) {
+      const pair = { from: before, to: after, matched_by: matchedBy ?? 'attack_run_id' } as const;
+      const reasons = worsening(before, after);
+      if (reasons.length > 0) result.regressed.push({ ...pair, reasons });
+      else result.persisting.push(pair);
+    }
+  }
+  result.new.sort(worstFirst);
+  result.resolved.sort((a, b) => worstFirst(a.from, b.from));
+  result.regressed.sort((a, b) => worstFirst(a.to, b.to));
+  result.persisting.sort((a, b) => worstFirst(a.to, b.to));
+  return result;
+}
+
+/** True unless triaged false_positive or remediated. */
+export function isOpen(finding: FindingRecord): boolean {
+  return finding.finding_status === null || !CLOSED_FINDING_STATUSES.includes(finding.finding_status);
+}
+
+/** Rank of a severity string: critical 4 … info 0; unknown strings -1. */
+export function severityRank(severity: string): number {
+  return SEVERITY_RANK[severity.toLowerCase()] ?? -1;
+}
+
+/**
+ * Fingerprint for findings of re-run assessments: attack name, goal category and the goal text with
+ * Unicode normalized, case folded and whitespace collapsed (re-runs often differ only in spacing).
+ */
+export function findingFingerprint(
+  finding: Pick<FindingRecord, 'attack_name' | 'goal_category' | 'goal'>,
+): string {
+  const goal = finding.goal.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
+  return createHash('sha256')
+    .update(JSON.stringify([finding.attack_name, finding.goal_category ?? '', goal]))
+    .digest('hex');
+}
+
+interface Pair {
+  from: FindingRecord | null;
+  to: FindingRecord | null;
+  matchedBy: 'attack_run_id' | 'fingerprint' | null;
+}
+
+function matchFindings(from: readonly FindingRecord[], to: readonly FindingRecord[]): Pair[] {
+  const pairs: Pair[] = [];
+  const toById = new Map<string, FindingRecord>();
+  for (const finding of to) if (finding.attack_run_id !== null) toById.set(finding.attack_run_id, finding);
+  const matchedTo = new Set<FindingRecord>();
+  const unmatchedFrom: FindingRecord[] = [];
+  for (const finding of from) {
+    const partner = finding.attack_run_id === null ? undefined : toById.get(finding.attack_run_id);
+    if (partner && !matchedTo.has(partner)) {
+      matchedTo.add(partner);
+      pairs.push({ from: finding, to: partner, matchedBy: 'attack_run_id' });
+    } else {
+      unmatchedFrom.push(finding);
+    }
+  }
+  // Fallback: pair the rest by fingerprint, each group in a stable order so reruns pair deterministically.
+  const toByPrint = groupByFingerprint(to.filter((finding) => !matchedTo.has(finding)));
+  for (const [print, group] of groupByFingerprint(unmatchedFrom)) {
+    const candidates = toByPrint.get(print) ?? [];
+    group.forEach((finding, index) => {
+      const partner = candidates[index];
+      if (partner) {
+        matchedTo.add(partner);
+        pairs.push({ from: finding, to: partner, matchedBy: 'fingerprint' });
+      } else {
+        pairs.push({ from: finding, to: null, matchedBy: null });
+      }
+    });
+  }
+  for (const finding of to)
+    if (!matchedTo.has(finding)) pairs.push({ from: null, to: finding, matchedBy: null });
+  return pairs;
+}
+
+function groupByFingerprint(findings: readonly FindingRecord[]): Map<string, FindingRecord[]> {
+  const groups = new Map<string, FindingRecord[]>();
+  for (const finding of findings) {
+    const print = findingFingerprint(finding);
+    const group = groups.get(print) ?? [];
+    group.push(finding);
+    groups.set(print, group);
+  }
+  for (const group of groups.values()) group.sort(worstFirst);
+  return groups;
+}
+
+function worsening(before: FindingRecord, after: FindingRecord): string[] {
+  const reasons: string[] = [];
+  if (!isOpen(before)) reasons.push(`reopened (was ${before.finding_status ?? 'closed'})`);
+  if (severityRank(after.severity) > severityRank(before.severity)) {
+    reasons.push(`severity ${before.severity} → ${after.severity}`);
+  }
+  if (after.score !== null && before.score !== null && after.score > before.score) {
+    reasons.push(`score ${before.score} → ${after.score}`);
+  }
+  return reasons;
+}
+
+/** Worst first: severity, then score, then stable identity so equal findings keep one order. */
+export function worstFirst(a: FindingRecord, b: FindingRecord): number {
+  return (
+    severityRank(b.severity) - severityRank(a.severity) ||
+    (b.score ?? -1) - (a.score ?? -1) ||
+    compareText(a.attack_name, b.attack_name) ||
+    compareText(a.goal_category ?? '', b.goal_category ?? '') ||
+    compareText(a.goal, b.goal) ||
+    compareText(a.attack_run_id ?? '', b.attack_run_id ?? '') ||
+    compareText(a.assessment_id, b.assessment_id)
+  );
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,136 @@
+/**
+ * The diff between two loaded snapshots of a workspace, read from the warehouse:
+ *
+ *   for each project in scope: findings(from) × findings(to) → lifecycle   (finding-lifecycle.ts)
+ *                              metrics(from)  × metrics(to)  → deltas      (metric-deltas.ts)
+ *   manifests' schema drift(from) × (to)                     → drift diff  (schema-drift-diff.ts)
+ *
+ * Findings of assessments whose attack runs an analytics warning excluded (in either snapshot) are
+ * unknown, not gone: they are left out of both sides and listed, so nothing is reported as resolved
+ * just because its data was unusable.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { CliError } from '../errors.js';
+import { diffFindings, type FindingLifecycle } from './finding-lifecycle.js';
+import { metricDeltas } from './metric-deltas.js';
+import { diffSchemaDrift } from './schema-drift-diff.js';
+import { DIFF_FORMAT, projectDiff, type DiffSnapshotRef, type SnapshotDiff } from './diff-report.js';
+import {
+  findProject,
+  projectsInSnapshot,
+  readFindingRecords,
+  readProjectMetrics,
+  readSchemaDrift,
+  snapshotInfo,
+  type ProjectRef,
+  type SliceExclusion,
+} from './warehouse-source.js';
+
+export interface DiffSnapshotsOptions {
+  /** The earlier snapshot; null diffs against nothing (every open finding is new). */
+  from: string | null;
+  to: string;
+  /** Project keys or ids; empty: every project of the `to` snapshot. */
+  projects?: readonly string[];
+}
+
+/** Computes the diff; throws CliError naming a snapshot or project the database does not hold. */
+export async function diffSnapshots(
+  conn: DuckDBConnection,
+  options: DiffSnapshotsOptions,
+): Promise<SnapshotDiff> {
+  const to = await requireSnapshot(conn, options.to);
+  const from = options.from === null ? null : await requireSnapshot(conn, options.from);
+  const projects = await projectsInScope(conn, options.to, options.projects ?? []);
+  const diffs = [];
+  for (const project of projects) {
+    const { lifecycle, previous, excluded } = await projectLifecycle(
+      conn,
+      from?.snapshot_id ?? null,
+      to.snapshot_id,
+      project,
+    );
+    const metrics = metricDeltas(
+      from !== null && previous !== null ? await readProjectMetrics(conn, from.snapshot_id, previous) : null,
+      await readProjectMetrics(conn, to.snapshot_id, project),
+    );
+    diffs.push(
+      projectDiff(project.key, lifecycle, metrics, {
+        in_previous: from === null ? null : previous !== null,
+        excluded,
+      }),
+    );
+  }
+  return {
+    format: DIFF_FORMAT,
+    from: from === null ? null : ref(from),
+    to: ref(to),
+    projects: diffs,
+    schema_drift: diffSchemaDrift(
+      from === null ? null : await readSchemaDrift(conn, from.snapshot_id),
+      await readSchemaDrift(conn, to.snapshot_id),
+    ),
+  };
+}
+
+/** The finding lifecycle of one project between two snapshots, and what was excluded from it. */
+export async function projectLifecycle(
+  conn: DuckDBConnection,
+  fromId: string | null,
+  toId: string,
+  project: ProjectRef,
+): Promise<{ lifecycle: FindingLifecycle; previous: ProjectRef | null; excluded: SliceExclusion[] }> {
+  const previous = fromId === null ? null : await findProject(conn, fromId, project.id ?? project.key);
+  const after = await readFindingRecords(conn, toId, project);
+  const before =
+    fromId !== null && previous !== null
+      ? await readFindingRecords(conn, fromId, previous)
+      : { findings: [], excluded: [] as SliceExclusion[] };
+  const unusable = new Set([...after.excluded, ...before.excluded].map((e) => e.assessment_id));
+  const keep = <T extends { assessment_id: string }>(list: T[]): T[] =>
+    list.filter((f) => !unusable.has(f.assessment_id));
+  return {
+    lifecycle: diffFindings(keep(before.findings), keep(after.findings)),
+    previous,
+    excluded: [...before.excluded, ...after.excluded],
+  };
+}
+
+async function requireSnapshot(
+  conn: DuckDBConnection,
+  id: string,
+): Promise<NonNullable<Awaited<ReturnType<typeof snapshotInfo>>>> {
+  const info = await snapshotInfo(conn, id);
+  if (!info) {
+    throw new CliError(
+      `Snapshot ${id} is not in the database; load it first (airt-report load SNAPSHOT_DIR --db FILE).`,
+    );
+  }
+  return info;
+}
+
+async function projectsInScope(
+  conn: DuckDBConnection,
+  snapshotId: string,
+  wanted: readonly string[],
+): Promise<ProjectRef[]> {
+  const all = await projectsInSnapshot(conn, snapshotId);
+  if (wanted.length === 0) return all;
+  return wanted.map((keyOrId) => {
+    const project = all.find((p) => p.key === keyOrId || p.id === keyOrId);
+    if (!project) {
+      throw new CliError(
+        `Project ${keyOrId} is not in snapshot ${snapshotId}; it has: ${all.map((p) => p.key).join(', ') || 'no projects'}.`,
+      );
+    }
+    return project;
+  });
+}
+
+function ref(info: {
+  snapshot_id: string;
+  fetched_at: string | null;
+  root_sha256: string | null;
+}): DiffSnapshotRef {
+  return { snapshot_id: info.snapshot_id, fetched_at: info.fetched_at, root_sha256: info.root_sha256 };
+}

@@ -1,0 +1,300 @@
+/**
+ * Reads what the diff and the gates compare from the warehouse: snapshots, projects, findings (one
+ * per attack run), project metrics and schema drift. Every value is bound as a parameter and every
+ * query is ordered, so the same database gives the same records.
+ *
+ * Data excluded by analytics warnings never reaches the clean tables; the functions here report
+ * which assessments were left out (from `analytics_warnings`) so callers can say so.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { FindingRecord } from './finding-lifecycle.js';
+import type { ProjectMetrics } from './metric-deltas.js';
+
+export interface SnapshotInfo {
+  snapshot_id: string;
+  org: string;
+  workspace: string;
+  status: string;
+  fetched_at: string | null;
+  root_sha256: string | null;
+}
+
+/** A project as the warehouse knows it: the key the snapshot used and its UUID when known. */
+export interface ProjectRef {
+  key: string;
+  id: string | null;
+  name: string | null;
+}
+
+/** An assessment slice left out because an analytics warning marks it erroneous. */
+export interface SliceExclusion {
+  assessment_id: string;
+  field: string;
+  reason: string;
+}
+
+export type SqlValue = string | number | boolean | null;
+type JsRow = Record<string, unknown>;
+
+/** Runs a query with bound parameters and returns plain rows (BIGINT as number, timestamps as ISO text). */
+export async function queryRows(
+  conn: DuckDBConnection,
+  sql: string,
+  params: SqlValue[] = [],
+): Promise<JsRow[]> {
+  const reader = await conn.runAndReadAll(sql, params);
+  return reader.getRowObjectsJS().map((row) => {
+    const plain: JsRow = {};
+    for (const [key, value] of Object.entries(row)) plain[key] = toPlain(value);
+    return plain;
+  });
+}
+
+function toPlain(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(toPlain);
+  return value;
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const num = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value : null;
+
+export async function snapshotInfo(conn: DuckDBConnection, snapshotId: string): Promise<SnapshotInfo | null> {
+  const rows = await queryRows(
+    conn,
+    `SELECT snapshot_id, org, workspace, status, strftime(fetched_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS fetched_at, root_sha256
+     FROM snapshots WHERE snapshot_id = $1`,
+    [snapshotId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    snapshot_id: String(row.snapshot_id),
+    org: String(row.org),
+    workspace: String(row.workspace),
+    status: String(row.status),
+    fetched_at: text(row.fetched_at),
+    root_sha256: text(row.root_sha256),
+  };
+}
+
+/** The newest snapshot of the same org and workspace loaded before `current` (by fetch time, then id). */
+export async function previousSnapshotId(conn: DuckDBConnection, current: string): Promise<string | null> {
+  const rows = await queryRows(
+    conn,
+    `SELECT p.snapshot_id FROM snapshots p JOIN snapshots c ON c.snapshot_id = $1
+     WHERE p.org = c.org AND p.workspace = c.workspace AND p.snapshot_id <> c.snapshot_id
+       AND (p.fetched_at < c.fetched_at OR (p.fetched_at = c.fetched_at AND p.snapshot_id < c.snapshot_id))
+     ORDER BY p.fetched_at DESC, p.snapshot_id DESC LIMIT 1`,
+    [current],
+  );
+  return text(rows[0]?.snapshot_id);
+}
+
+/** Projects whose summary the snapshot holds, by key. */
+export async function projectsInSnapshot(conn: DuckDBConnection, snapshotId: string): Promise<ProjectRef[]> {
+  const rows = await queryRows(
+    conn,
+    `SELECT project_key, project_id, project_name FROM projects
+     WHERE snapshot_id = $1 AND manifest_status = 'ok' ORDER BY project_key, project_id`,
+    [snapshotId],
+  );
+  return rows.map((row) => ({
+    key: String(row.project_key ?? row.project_id),
+    id: text(row.project_id),
+    name: text(row.project_name),
+  }));
+}
+
+/** Finds a project of the snapshot by key or UUID; null when the snapshot does not hold it. */
+export async function findProject(
+  conn: DuckDBConnection,
+  snapshotId: string,
+  keyOrId: string,
+): Promise<ProjectRef | null> {
+  const projects = await projectsInSnapshot(conn, snapshotId);
+  return projects.find((project) => project.key === keyOrId || project.id === keyOrId) ?? null;
+}
+
+/** SQL condition matching a project-scoped table's rows of `project` ($2 = key, $3 = id). */
+const PROJECT_MATCH = '(project_key = $2 OR ($3::VARCHAR IS NOT NULL AND project_id = $3))';
+
+function projectParams(snapshotId: string, project: ProjectRef): SqlValue[] {
+  return [snapshotId, project.key, project.id];
+}
+
+/** Analytics-warning exclusions of a project's assessments in one snapshot, for the given slices. */
+export async function sliceExclusions(
+  conn: DuckDBConnection,
+  snapshotId: string,
+  project: ProjectRef,
+  slices: readonly string[],
+): Promise<SliceExclusion[]> {
+  if (slices.length === 0) return [];
+  const placeholders = slices.map((_, index) => `$${index + 4}`).join(', ');
+  const rows = await queryRows(
+    conn,
+    `SELECT assessment_id, slice, coalesce(reason, '') AS reason FROM analytics_warnings
+     WHERE snapshot_id = $1 AND ${PROJECT_MATCH} AND slice IN (${placeholders})
+     ORDER BY assessment_id, slice, ordinal`,
+    [...projectParams(snapshotId, project), ...slices],
+  );
+  return rows.map((row) => ({
+    assessment_id: String(row.assessment_id),
+    field: String(row.slice),
+    reason: String(row.reason),
+  }));
+}
+
+/** Severity from a 0-1 score (TAXONOMY.md): critical ≥ 0.9, high ≥ 0.7, medium ≥ 0.5, low ≥ 0.3, else info. */
+export function severityFromScore(score: number | null): string {
+  if (score === null) return 'info';
+  if (score >= 0.9) return 'critical';
+  if (score >= 0.7) return 'high';
+  if (score >= 0.5) return 'medium';
+  if (score >= 0.3) return 'low';
+  return 'info';
+}
+
+/**
+ * The findings of a project in a snapshot: one per attack run. Severity and triage status come from
+ * the snapshot's FindingDetail (triage) when present, else the assessment's top finding, else the
+ * attack run's best score. Every attack run is returned (the lifecycle decides which it tracks). Also returns the
+ * assessments whose attack runs were excluded by an analytics warning (their findings are unknown).
+ */
+export async function readFindingRecords(
+  conn: DuckDBConnection,
+  snapshotId: string,
+  project: ProjectRef,
+): Promise<{ findings: FindingRecord[]; excluded: SliceExclusion[] }> {
+  const rows = await queryRows(
+    conn,
+    `WITH runs AS (
+       SELECT r.attack_run_id, r.assessment_id, a.name AS assessment_name, r.attack_name, r.goal_category,
+              r.goal, r.best_score
+       FROM attack_runs r
+       LEFT JOIN assessments a ON a.snapshot_id = r.snapshot_id AND a.assessment_id = r.assessment_id
+       WHERE r.snapshot_id = $1 AND (r.project_key = $2 OR ($3::VARCHAR IS NOT NULL AND r.project_id = $3))
+     ),
+     detail AS (
+       SELECT attack_run_id, severity, finding_status FROM findings
+       WHERE snapshot_id = $1 AND origin = 'finding_detail' AND attack_run_id IS NOT NULL
+       QUALIFY row_number() OVER (PARTITION BY attack_run_id ORDER BY updated_at DESC NULLS LAST, ordinal DESC) = 1
+     ),
+     top AS (
+       SELECT attack_run_id, severity FROM findings
+       WHERE snapshot_id = $1 AND origin = 'assessment_top_finding' AND attack_run_id IS NOT NULL
+       QUALIFY row_number() OVER (PARTITION BY attack_run_id ORDER BY ordinal) = 1
+     )
+     SELECT runs.*, detail.severity AS detail_severity, detail.finding_status, top.severity AS top_severity
+     FROM runs LEFT JOIN detail USING (attack_run_id) LEFT JOIN top USING (attack_run_id)
+     ORDER BY runs.attack_run_id`,
+    projectParams(snapshotId, project),
+  );
+  const findings = rows.map((row): FindingRecord => {
+    const score = num(row.best_score);
+    return {
+      attack_run_id: text(row.attack_run_id),
+      assessment_id: String(row.assessment_id),
+      assessment_name: text(row.assessment_name),
+      attack_name: text(row.attack_name) ?? '',
+      goal_category: text(row.goal_category),
+      goal: text(row.goal) ?? '',
+      severity: text(row.detail_severity) ?? text(row.top_severity) ?? severityFromScore(score),
+      score,
+      finding_status: text(row.finding_status),
+    };
+  });
+  const excluded = await sliceExclusions(conn, snapshotId, project, ['attack_runs']);
+  return { findings, excluded };
+}
+
+/** Per framework: categories tested and total, from the assessments' compliance matrices. */
+export async function frameworkCoverage(
+  conn: DuckDBConnection,
+  snapshotId: string,
+  project: ProjectRef,
+): Promise<Record<string, number | null>> {
+  const rows = await queryRows(
+    conn,
+    `SELECT framework, count(DISTINCT tag) FILTER (WHERE tested) AS tested, count(DISTINCT tag) AS total
+     FROM compliance_matrix WHERE snapshot_id = $1 AND ${PROJECT_MATCH}
+     GROUP BY framework ORDER BY framework`,
+    projectParams(snapshotId, project),
+  );
+  const coverage: Record<string, number | null> = {};
+  for (const row of rows) {
+    const tested = num(row.tested) ?? 0;
+    const total = num(row.total) ?? 0;
+    coverage[String(row.framework)] = total === 0 ? null : Math.round((tested / total) * 1e6) / 1e4;
+  }
+  return coverage;
+}
+
+/** The metrics the diff compares, for one project in one snapshot. */
+export async function readProjectMetrics(
+  conn: DuckDBConnection,
+  snapshotId: string,
+  project: ProjectRef,
+): Promise<ProjectMetrics> {
+  const params = projectParams(snapshotId, project);
+  const summary = (
+    await queryRows(
+      conn,
+      `SELECT overall_asr, overall_risk_score FROM executive_summary WHERE snapshot_id = $1 AND ${PROJECT_MATCH}
+       ORDER BY project_key LIMIT 1`,
+      params,
+    )
+  )[0];
+  // Pooled ASR per category: successful attacks over attacks across assessments. A category where any
+  // entry lacks a count is unknown, not a ratio over the entries that happen to have one.
+  const categories = await queryRows(
+    conn,
+    `SELECT key,
+            CASE WHEN count(*) = count(successful_attacks) AND count(*) = count(total_attacks)
+                      AND sum(total_attacks) > 0
+                 THEN sum(successful_attacks)::DOUBLE / sum(total_attacks) END AS asr
+     FROM asr_breakdown WHERE snapshot_id = $1 AND ${PROJECT_MATCH} AND dimension = 'category'
+     GROUP BY key ORDER BY key`,
+    params,
+  );
+  const jobs = await queryRows(
+    conn,
+    `SELECT evaluation_id, name, analytics_pass_rate FROM evaluation_jobs
+     WHERE snapshot_id = $1 AND ${PROJECT_MATCH} ORDER BY name, evaluation_id`,
+    params,
+  );
+  const names = new Map<string, number>();
+  for (const job of jobs) names.set(String(job.name), (names.get(String(job.name)) ?? 0) + 1);
+  const passRates: Record<string, number | null> = {};
+  for (const job of jobs) {
+    const name = String(job.name);
+    // Jobs are keyed by name so a re-run job compares with its predecessor; twins get their id.
+    const key = (names.get(name) ?? 0) > 1 ? `${name} (${String(job.evaluation_id).slice(0, 8)})` : name;
+    passRates[key] = num(job.analytics_pass_rate);
+  }
+  return {
+    overall_asr: num(summary?.overall_asr),
+    risk_score: num(summary?.overall_risk_score),
+    asr_by_category: Object.fromEntries(categories.map((row) => [String(row.key), num(row.asr)])),
+    coverage_by_framework: await frameworkCoverage(conn, snapshotId, project),
+    evaluation_pass_rates: passRates,
+  };
+}
+
+/** The snapshot's schema drift (unknown keys per file kind), as the manifest recorded it. */
+export async function readSchemaDrift(
+  conn: DuckDBConnection,
+  snapshotId: string,
+): Promise<Record<string, string[]>> {
+  const rows = await queryRows(
+    conn,
+    'SELECT file_kind, json_path FROM schema_drift WHERE snapshot_id = $1 ORDER BY file_kind, json_path',
+    [snapshotId],
+  );
+  const drift: Record<string, string[]> = {};
+  for (const row of rows) (drift[String(row.file_kind)] ??= []).push(String(row.json_path));
+  return drift;
+}

@@ -1,0 +1,245 @@
+/**
+ * The audit bundle: one zip per run holding the reports, the snapshot's manifest.json (optionally the
+ * whole snapshot), the gate report and diff, a `SHA256SUMS` file in `sha256sum` format and a README
+ * on how to check it. Deterministic: entries sorted by name, one fixed timestamp, fixed compression
+ * level, no host-specific attributes — the same inputs give the same bytes.
+ *
+ * Files are streamed (hashed in a first pass, compressed in a second) so bundling a large snapshot
+ * does not hold it in memory; a file that changes between the passes aborts the bundle.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, fsyncSync, openSync, writeSync } from 'node:fs';
+import { lstat, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { Zip, ZipDeflate } from 'fflate';
+import { CliError } from '../errors.js';
+import { MANIFEST_FILE, ManifestSchema, computeRootHash, type Manifest } from '../snapshot/manifest.js';
+import { resolveInside } from '../snapshot/safe-path.js';
+import { VERSION } from '../version.js';
+import { assertSafeZipEntryName } from './zip-entry-name.js';
+
+export const CHECKSUMS_ENTRY = 'SHA256SUMS';
+export const README_ENTRY = 'README.txt';
+export const BUNDLE_MANIFEST_ENTRY = MANIFEST_FILE;
+/** Prefix of the snapshot's data files when the whole snapshot is bundled. */
+export const BUNDLE_SNAPSHOT_PREFIX = 'snapshot/';
+
+// DOS timestamps are local time: built from local fields so every time zone writes the same bytes.
+const FIXED_MTIME = new Date(1980, 0, 1, 0, 0, 0);
+const DEFLATE_LEVEL = 6;
+
+/** A file to put in the bundle under `name` (a relative POSIX path inside the zip). */
+export interface BundleFile {
+  name: string;
+  path: string;
+}
+
+export interface WriteBundleOptions {
+  /** Path of the zip to write (written to a temp file, then renamed). */
+  out: string;
+  /** The finished snapshot directory; its manifest.json always goes in. */
+  snapshotDir: string;
+  /** Also bundle every data file of the snapshot, under `snapshot/`. */
+  includeSnapshot: boolean;
+  /** Reports, gate report, diff, … */
+  files: readonly BundleFile[];
+}
+
+export interface BundleResult {
+  path: string;
+  /** sha256 of the zip itself, for the run summary. */
+  sha256: string;
+  bytes: number;
+  /** Entry names in zip order. */
+  entries: string[];
+  snapshot_id: string;
+  root_sha256: string;
+}
+
+interface PlannedEntry {
+  name: string;
+  /** On-disk source, or in-memory bytes for generated entries. */
+  source: { path: string } | { bytes: Uint8Array };
+  sha256: string;
+}
+
+/** Writes the bundle; throws CliError naming the file when an input is missing or changes meanwhile. */
+export async function writeBundle(options: WriteBundleOptions): Promise<BundleResult> {
+  const manifestPath = path.join(options.snapshotDir, MANIFEST_FILE);
+  const manifest = await readManifest(manifestPath);
+  const inputs: BundleFile[] = [{ name: BUNDLE_MANIFEST_ENTRY, path: manifestPath }, ...options.files];
+  if (options.includeSnapshot) {
+    for (const file of manifest.files) {
+      inputs.push({
+        name: `${BUNDLE_SNAPSHOT_PREFIX}${file.path}`,
+        path: resolveInside(options.snapshotDir, file.path),
+      });
+    }
+  }
+  const planned: PlannedEntry[] = [];
+  const seen = new Set<string>([CHECKSUMS_ENTRY, README_ENTRY]);
+  for (const input of inputs) {
+    assertSafeZipEntryName(input.name);
+    if (seen.has(input.name)) throw new CliError(`Two bundle files share the name ${input.name}.`);
+    seen.add(input.name);
+    planned.push({ name: input.name, source: { path: input.path }, sha256: await hashFile(input.path) });
+  }
+  const readme = new TextEncoder().encode(bundleReadme(manifest, options.includeSnapshot));
+  planned.push({ name: README_ENTRY, source: { bytes: readme }, sha256: sha256Hex(readme) });
+  planned.sort((a, b) => compareNames(a.name, b.name));
+  const sums = new TextEncoder().encode(planned.map((entry) => `${entry.sha256}  ${entry.name}\n`).join(''));
+  planned.push({ name: CHECKSUMS_ENTRY, source: { bytes: sums }, sha256: sha256Hex(sums) });
+  planned.sort((a, b) => compareNames(a.name, b.name));
+
+  await mkdir(path.dirname(options.out), { recursive: true });
+  const temp = `${options.out}.tmp-${process.pid}`;
+  try {
+    await writeZip(temp, planned);
+    await rename(temp, options.out);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  const zipped = await readFile(options.out);
+  return {
+    path: options.out,
+    sha256: sha256Hex(zipped),
+    bytes: zipped.length,
+    entries: planned.map((entry) => entry.name),
+    snapshot_id: manifest.snapshot_id,
+    root_sha256: manifest.root_sha256,
+  };
+}
+
+/** Lists the regular files under `dir` as bundle files named `<prefix><relative path>`, sorted. */
+export async function collectBundleFiles(dir: string, prefix: string): Promise<BundleFile[]> {
+  const files: BundleFile[] = [];
+  const walk = async (current: string, relative: string): Promise<void> => {
+    const names = (await readdir(current)).sort(compareNames);
+    for (const name of names) {
+      const full = path.join(current, name);
+      const stat = await lstat(full);
+      // Symlinks are skipped: a bundle holds what the run wrote, never what a link points at.
+      if (stat.isDirectory()) await walk(full, `${relative}${name}/`);
+      else if (stat.isFile()) files.push({ name: `${prefix}${relative}${name}`, path: full });
+    }
+  };
+  await walk(dir, '');
+  return files;
+}
+
+async function writeZip(file: string, entries: readonly PlannedEntry[]): Promise<void> {
+  const fd = openSync(file, 'w');
+  // Set by fflate's callback; a holder object because TypeScript cannot see the callback assign it.
+  const outcome: { failure: Error | null } = { failure: null };
+  try {
+    // fflate's callbacks run synchronously inside push()/end(), so sync writes keep memory bounded.
+    const zip = new Zip((error, chunk) => {
+      if (error) outcome.failure = error;
+      else writeSync(fd, chunk);
+    });
+    for (const entry of entries) {
+      const stream = new ZipDeflate(entry.name, { level: DEFLATE_LEVEL });
+      stream.mtime = FIXED_MTIME;
+      zip.add(stream);
+      if ('bytes' in entry.source) {
+        stream.push(entry.source.bytes, true);
+        continue;
+      }
+      const hash = createHash('sha256');
+      for await (const chunk of createReadStream(entry.source.path)) {
+        const bytes = chunk as Buffer;
+        hash.update(bytes);
+        stream.push(bytes);
+      }
+      stream.push(new Uint8Array(0), true);
+      if (hash.digest('hex') !== entry.sha256) {
+        throw new CliError(
+          `${entry.source.path} changed while the bundle was being written; run the bundle again.`,
+        );
+      }
+    }
+    zip.end();
+    if (outcome.failure) throw outcome.failure;
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function readManifest(manifestPath: string): Promise<Manifest> {
+  let text: string;
+  try {
+    text = await readFile(manifestPath, 'utf8');
+  } catch (error) {
+    throw new CliError(
+      `Cannot bundle: ${manifestPath} is missing (${(error as Error).message}); is this a finished snapshot?`,
+    );
+  }
+  const parsed = ManifestSchema.safeParse(JSON.parse(text));
+  if (!parsed.success)
+    throw new CliError(`Cannot bundle: ${manifestPath} is not a valid airt-snapshot/1 manifest.`);
+  if (computeRootHash(parsed.data.files) !== parsed.data.root_sha256) {
+    throw new CliError(
+      `Cannot bundle: ${manifestPath} root_sha256 does not match its file list; run airt-report verify.`,
+    );
+  }
+  return parsed.data;
+}
+
+async function hashFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  try {
+    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  } catch (error) {
+    throw new CliError(`Cannot bundle ${file}: ${(error as Error).message}`);
+  }
+  return hash.digest('hex');
+}
+
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Byte order of the names (what `LC_ALL=C sort` gives), independent of locale. */
+function compareNames(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+function bundleReadme(manifest: Manifest, includeSnapshot: boolean): string {
+  return [
+    'airt-report audit bundle',
+    '========================',
+    '',
+    `Snapshot:        ${manifest.snapshot_id} (${manifest.org}/${manifest.workspace}, status ${manifest.status})`,
+    `Root hash:       ${manifest.root_sha256}`,
+    `Written by:      airt-report ${VERSION}`,
+    '',
+    'Contents',
+    '  manifest.json     the snapshot manifest: every data file with its sha256, size and request',
+    '  reports/          the reports; each prints the snapshot root hash in its provenance footer',
+    '  gate-report.*     the CI gates of the run, with the rows behind any tripped gate (if present)',
+    '  diff.*            changes since the previous snapshot (if present)',
+    includeSnapshot
+      ? '  snapshot/         every data file of the snapshot, byte for byte as received'
+      : '  (the snapshot data files are not included; ask for them, or for a bundle made with include_snapshot)',
+    '  SHA256SUMS        sha256 of every other file in this bundle',
+    '',
+    'How to verify',
+    '  1. With airt-report (checks everything below at once):',
+    '       airt-report verify THIS_BUNDLE.zip',
+    '  2. With standard tools, after unzipping:',
+    '       sha256sum -c SHA256SUMS                 (Linux)',
+    '       shasum -a 256 -c SHA256SUMS             (macOS)',
+    '     The root hash is the sha256 of the lines "<sha256>  <path>" of manifest.json\'s files,',
+    '     sorted by path:',
+    '       jq -r \'.files | sort_by(.path) | .[] | "\\(.sha256)  \\(.path)"\' manifest.json | sha256sum',
+    '     It must equal root_sha256 in manifest.json and the root hash printed in each report.',
+    includeSnapshot
+      ? '       (cd snapshot && jq -r \'.files[] | "\\(.sha256)  \\(.path)"\' ../manifest.json | sha256sum -c)'
+      : '',
+    '',
+  ]
+    .filter((line, index, lines) => line !== '' || lines[index - 1] !== '')
+    .join('\n');
+}

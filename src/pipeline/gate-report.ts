@@ -1,0 +1,139 @@
+/**
+ * The gate report, as JSON (for machines and the bundle) and Markdown (for people and CI logs): every
+ * gate with its value and status, and for each tripped gate the rows that tripped it. Row labels and
+ * fields come from the service (attack names, goal categories, assessment names) and are escaped.
+ */
+import { escapeMarkdownText, markdownCode } from '../report/escape.js';
+import type { EvidenceRow, EvidenceValue, GateResult } from './gates.js';
+
+export const GATE_REPORT_FORMAT = 'airt-gate-report/1';
+
+/** Rows shown per tripped gate in Markdown; the JSON report always has all of them. */
+export const MARKDOWN_ROW_LIMIT = 50;
+
+export interface GateReport {
+  format: typeof GATE_REPORT_FORMAT;
+  snapshot_id: string;
+  previous_snapshot_id: string | null;
+  /** Manifest root hash of the snapshot the gates were measured on (provenance). */
+  root_sha256: string | null;
+  tripped: boolean;
+  counts: { gates: number; pass: number; fail: number; unknown: number };
+  results: GateResult[];
+}
+
+export function buildGateReport(input: {
+  snapshotId: string;
+  previousSnapshotId: string | null;
+  rootSha256: string | null;
+  results: GateResult[];
+}): GateReport {
+  const count = (status: GateResult['status']): number =>
+    input.results.filter((r) => r.status === status).length;
+  return {
+    format: GATE_REPORT_FORMAT,
+    snapshot_id: input.snapshotId,
+    previous_snapshot_id: input.previousSnapshotId,
+    root_sha256: input.rootSha256,
+    tripped: input.results.some((r) => r.trips),
+    counts: {
+      gates: input.results.length,
+      pass: count('pass'),
+      fail: count('fail'),
+      unknown: count('unknown'),
+    },
+    results: input.results,
+  };
+}
+
+/** Deterministic JSON (fixed field order from the builders, two-space indent, final newline). */
+export function gateReportJson(report: GateReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+export function gateReportMarkdown(report: GateReport): string {
+  const lines: string[] = ['# Gate report', ''];
+  lines.push(
+    `Snapshot ${markdownCode(report.snapshot_id)}, compared with ` +
+      `${report.previous_snapshot_id === null ? 'no previous snapshot' : markdownCode(report.previous_snapshot_id)}.`,
+  );
+  if (report.root_sha256 !== null)
+    lines.push(`Snapshot root hash (sha256): ${markdownCode(report.root_sha256)}.`);
+  lines.push('');
+  if (report.results.length === 0) {
+    lines.push('No gates are configured.', '');
+    return lines.join('\n');
+  }
+  const { gates, pass, fail, unknown } = report.counts;
+  lines.push(
+    `**${report.tripped ? 'Tripped' : 'All gates hold'}**: ${gates} checked, ${pass} passed, ${fail} failed, ${unknown} unknown.`,
+    '',
+    '| Gate | Project | Value | Status |',
+    '| --- | --- | ---: | --- |',
+  );
+  for (const result of report.results) {
+    const status = result.trips
+      ? `**${escapeMarkdownText(result.status_text)}**`
+      : escapeMarkdownText(result.status_text);
+    lines.push(
+      `| ${markdownCode(result.gate)} | ${escapeMarkdownText(result.project)} | ${formatValue(result.value)} | ${status} |`,
+    );
+  }
+  lines.push('');
+  for (const result of report.results) {
+    if (!result.trips && result.note === null && result.excluded.length === 0) continue;
+    lines.push(
+      `## ${markdownCode(result.gate)} on ${escapeMarkdownText(result.project)}: ${escapeMarkdownText(result.status_text)}`,
+      '',
+    );
+    if (result.note !== null) lines.push(escapeMarkdownText(result.note), '');
+    if (result.excluded.length > 0) {
+      lines.push('Excluded by analytics warnings:', '');
+      for (const exclusion of result.excluded) {
+        lines.push(
+          `- assessment ${markdownCode(exclusion.assessment_id)}: ${escapeMarkdownText(exclusion.field)} ` +
+            `(${escapeMarkdownText(exclusion.reason)})`,
+        );
+      }
+      lines.push('');
+    }
+    if (result.status === 'fail') lines.push(...rowsTable(result.tripping_rows), '');
+  }
+  return `${lines.join('\n').replace(/\n+$/, '')}\n`;
+}
+
+function rowsTable(rows: readonly EvidenceRow[]): string[] {
+  if (rows.length === 0) return ['No individual rows: the value itself breaks the threshold.'];
+  const columns: string[] = [];
+  for (const row of rows) {
+    for (const key of Object.keys(row.fields)) if (!columns.includes(key)) columns.push(key);
+  }
+  const shown = rows.slice(0, MARKDOWN_ROW_LIMIT);
+  const header = ['Row', 'Value', ...columns.map(escapeMarkdownText)];
+  const align = ['---', '---:', ...columns.map(() => '---')];
+  const lines = [`Rows that tripped it (${rows.length}):`, '', tableLine(header), tableLine(align)];
+  for (const row of shown) {
+    const cells = columns.map((column) => formatCell(row.fields[column]));
+    lines.push(tableLine([escapeMarkdownText(row.label), formatValue(row.value), ...cells]));
+  }
+  if (rows.length > shown.length) {
+    lines.push('', `… and ${rows.length - shown.length} more rows in gate-report.json.`);
+  }
+  return lines;
+}
+
+function tableLine(cells: readonly string[]): string {
+  return `| ${cells.join(' | ')} |`;
+}
+
+function formatCell(value: EvidenceValue | undefined): string {
+  if (value === undefined || value === null) return '—';
+  if (typeof value === 'number') return formatValue(value);
+  return escapeMarkdownText(String(value));
+}
+
+/** Numbers as written in the data, rounded to 4 decimals so float noise does not reach the report. */
+function formatValue(value: number | null): string {
+  if (value === null) return '—';
+  return String(Math.round(value * 10_000) / 10_000);
+}

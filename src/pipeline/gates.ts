@@ -1,0 +1,186 @@
+/**
+ * Gate evaluation: each configured gate is measured for each project in scope through a
+ * `GateMetricProvider` (the warehouse in production), compared with its threshold, and turned into a
+ * result that carries the rows behind the value.
+ *
+ * Data excluded by analytics warnings is never silent: a gate that passed over partly excluded data
+ * says `pass (excludes 1 assessment with erroneous asr_by_category)`, and a gate whose data was all
+ * excluded (or absent) is `unknown`, which trips the run unless `on_unknown_gate: warn`.
+ */
+import { compareGate, type GateExpression, type GateMetric } from './gate-expression.js';
+
+/** A value a row field may hold; rows are printed in reports and serialized to JSON as is. */
+export type EvidenceValue = string | number | boolean | null;
+
+/** One row behind a metric: an assessment, a finding, a category, an evaluation job. */
+export interface EvidenceRow {
+  /** Short human label, e.g. the finding's attack and goal category. Untrusted: escape when printing. */
+  label: string;
+  /** The row's own value of the metric, for min/max metrics; null when the row only counts. */
+  value: number | null;
+  /** The row's identifying columns (ids, names, severity, …), in display order. */
+  fields: Record<string, EvidenceValue>;
+}
+
+/** A slice of an assessment left out of a metric because an analytics warning marks it erroneous. */
+export interface MetricExclusion {
+  assessment_id: string;
+  field: string;
+  reason: string;
+}
+
+/**
+ * A measured metric. `aggregate` says how rows relate to the value: `count` (the value is the number
+ * of rows), `min`/`max` (the value is the smallest/largest row value), or `value` (the rows are the
+ * source records of a single figure).
+ */
+export interface MetricMeasurement {
+  value: number | null;
+  aggregate: 'count' | 'min' | 'max' | 'value';
+  rows: EvidenceRow[];
+  exclusions: MetricExclusion[];
+  /** Context the reader needs, e.g. "no previous snapshot: every open finding counts as new". */
+  note: string | null;
+}
+
+/** Which data a gate is measured on. */
+export interface GateScope {
+  snapshotId: string;
+  /** The snapshot the diff-based metrics compare against; null on the first run. */
+  previousSnapshotId: string | null;
+  /** Project key (slug) as in the snapshot. */
+  project: string;
+}
+
+/** Source of metric values; implemented over the warehouse (warehouse-metrics.ts) and in tests. */
+export interface GateMetricProvider {
+  measure(metric: GateMetric, scope: GateScope): Promise<MetricMeasurement>;
+}
+
+export type GateStatus = 'pass' | 'fail' | 'unknown';
+
+/** The outcome of one gate on one project. Field order is the JSON report's order. */
+export interface GateResult {
+  gate: string;
+  project: string;
+  status: GateStatus;
+  /** Status with its qualifier, e.g. `pass (excludes 1 assessment with erroneous asr_by_category)`. */
+  status_text: string;
+  /** Whether this result makes the run exit with code 4 (fail, or unknown under on_unknown_gate: trip). */
+  trips: boolean;
+  value: number | null;
+  op: string;
+  threshold: number;
+  note: string | null;
+  excluded: MetricExclusion[];
+  rows_total: number;
+  /** For a tripped gate, the rows that tripped it; empty otherwise. */
+  tripping_rows: EvidenceRow[];
+}
+
+export interface GateToEvaluate {
+  expression: GateExpression;
+  /** Limit to this project; null: every project in scope. */
+  project: string | null;
+}
+
+export interface EvaluateGatesOptions {
+  snapshotId: string;
+  previousSnapshotId: string | null;
+  /** Projects in scope, in report order. */
+  projects: readonly string[];
+  onUnknown: 'trip' | 'warn';
+}
+
+/** Evaluates every gate on every project it applies to, in config order then project order. */
+export async function evaluateGates(
+  gates: readonly GateToEvaluate[],
+  provider: GateMetricProvider,
+  options: EvaluateGatesOptions,
+): Promise<GateResult[]> {
+  const results: GateResult[] = [];
+  for (const gate of gates) {
+    const projects = gate.project === null ? options.projects : [gate.project];
+    for (const project of projects) {
+      const scope: GateScope = {
+        snapshotId: options.snapshotId,
+        previousSnapshotId: options.previousSnapshotId,
+        project,
+      };
+      const measurement = await provider.measure(gate.expression.metric, scope);
+      results.push(judgeGate(gate.expression, project, measurement, options.onUnknown));
+    }
+  }
+  return results;
+}
+
+/** Compares one measurement with its gate. Pure: the unit the gate report is built from. */
+export function judgeGate(
+  expression: GateExpression,
+  project: string,
+  measurement: MetricMeasurement,
+  onUnknown: 'trip' | 'warn',
+): GateResult {
+  const { value, exclusions } = measurement;
+  const exclusionText = describeExclusions(exclusions);
+  let status: GateStatus;
+  let statusText: string;
+  if (value === null) {
+    status = 'unknown';
+    statusText =
+      exclusions.length > 0 ? `unknown (all data excluded: ${exclusionText})` : 'unknown (no data)';
+  } else {
+    status = compareGate(value, expression.op, expression.threshold) ? 'pass' : 'fail';
+    statusText = exclusions.length > 0 ? `${status} (excludes ${exclusionText})` : status;
+  }
+  const trips = status === 'fail' || (status === 'unknown' && onUnknown === 'trip');
+  return {
+    gate: expression.text,
+    project,
+    status,
+    status_text: statusText,
+    trips,
+    value,
+    op: expression.op,
+    threshold: expression.threshold,
+    note: measurement.note,
+    excluded: exclusions,
+    rows_total: measurement.rows.length,
+    tripping_rows: status === 'fail' ? trippingRows(expression, measurement) : [],
+  };
+}
+
+/**
+ * For min/max metrics only the rows that break the threshold themselves tripped the gate (the three
+ * categories under 20 trials, not all fifteen); for counts and single values every row behind it did.
+ */
+function trippingRows(expression: GateExpression, measurement: MetricMeasurement): EvidenceRow[] {
+  if (measurement.aggregate === 'min' || measurement.aggregate === 'max') {
+    return measurement.rows.filter(
+      (row) => row.value !== null && !compareGate(row.value, expression.op, expression.threshold),
+    );
+  }
+  return measurement.rows;
+}
+
+/** `1 assessment with erroneous asr_by_category, 2 assessments with erroneous compliance_matrix`. */
+export function describeExclusions(exclusions: readonly MetricExclusion[]): string {
+  const byField = new Map<string, Set<string>>();
+  for (const exclusion of exclusions) {
+    const assessments = byField.get(exclusion.field) ?? new Set<string>();
+    assessments.add(exclusion.assessment_id);
+    byField.set(exclusion.field, assessments);
+  }
+  return [...byField.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(
+      ([field, ids]) =>
+        `${ids.size} ${ids.size === 1 ? 'assessment' : 'assessments'} with erroneous ${field}`,
+    )
+    .join(', ');
+}
+
+/** True when any result trips the run. */
+export function gatesTripped(results: readonly GateResult[]): boolean {
+  return results.some((result) => result.trips);
+}

@@ -1,0 +1,157 @@
+/**
+ * What a run knows as it goes: the effects it was given, each step's record, and the values later
+ * steps need (snapshot, previous snapshot, diff, gate results, files written). One mutable object
+ * owned by one run — never shared, never global — so the steps stay small functions of it.
+ */
+import path from 'node:path';
+import { hashFile } from '../snapshot/hash-file.js';
+import type { SnapshotEffects, SnapshotResult } from '../snapshot/take-snapshot.js';
+import type { SnapshotDiff } from '../diff/diff-report.js';
+import type { GateResult } from './gates.js';
+import type { RunConfig } from './run-config.js';
+import type { OutputFile, StepName, StepRecord, StepStatus } from './run-summary.js';
+
+/** Side effects of a run; everything but stderr and env has a production default. */
+export interface PipelineEffects {
+  /** Progress and the human summary. */
+  stderr: (text: string) => void;
+  /** Where AIRT_TOKEN is read (the only environment variable the pipeline reads). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Progress bar instead of plain lines. Default false. */
+  stderrIsTTY?: boolean;
+  /** No snapshot progress output. Default false. */
+  quiet?: boolean;
+  /** Clock for snapshot ids and summary times. Default: the system clock. */
+  now?: () => Date;
+  /** Aborting stops the snapshot cleanly (its .partial directory stays resumable). */
+  signal?: AbortSignal;
+  /** HTTP implementation for the API client. */
+  fetch?: SnapshotEffects['fetch'];
+  /** Chromium for PDF reports. Default: CHROMIUM_PATH or /usr/bin/chromium. */
+  chromiumPath?: string;
+}
+
+export interface WrittenReportRecord {
+  kind: string;
+  project: string | null;
+  format: string;
+  /** The report file. */
+  report: string;
+  /** Every file written for it (report first, then charts). */
+  files: string[];
+  /** Bundle entry name prefix base: files are named `reports/<path relative to base>`. */
+  base: string;
+}
+
+export interface StepOutcome {
+  status?: StepStatus;
+  detail?: string | null;
+}
+
+export class RunState {
+  readonly startedAt: Date;
+  readonly steps: StepRecord[] = [];
+  readonly outputs: OutputFile[] = [];
+  readonly warnings: string[] = [];
+  readonly reportFiles: WrittenReportRecord[] = [];
+  readonly paths = {
+    diffMd: null as string | null,
+    diffJson: null as string | null,
+    gateMd: null as string | null,
+    gateJson: null as string | null,
+    bundle: null as string | null,
+  };
+  snapshot: SnapshotResult | null = null;
+  /** The on-disk snapshot `--since` reused trial files from. */
+  since: string | null = null;
+  previousSnapshotId: string | null = null;
+  /** Projects in scope (keys), in report order. */
+  projects: string[] = [];
+  /** Every project the snapshot holds. */
+  projectsInSnapshot: string[] = [];
+  rowsLoaded: number | null = null;
+  diff: SnapshotDiff | null = null;
+  diffCounts: { new: number; resolved: number; regressed: number; persisting: number } | null = null;
+  gateResults: GateResult[] = [];
+  retention: { kept: string[]; deleted: string[] } | null = null;
+  lockLost = false;
+
+  constructor(
+    readonly config: RunConfig,
+    readonly effects: PipelineEffects,
+    readonly token: string,
+    /** `<snapshot out>/<org>/<workspace>`. */
+    readonly workspaceDir: string,
+  ) {
+    this.startedAt = this.now();
+  }
+
+  now(): Date {
+    return this.effects.now?.() ?? new Date();
+  }
+
+  /** `<output_dir>/<snapshot id>/`, once there is a snapshot. */
+  get runDir(): string | null {
+    return this.snapshot === null ? null : path.join(this.config.output_dir, this.snapshot.snapshotId);
+  }
+
+  warn(message: string): void {
+    this.warnings.push(message);
+    if (message.startsWith('the run lock was lost')) this.lockLost = true;
+  }
+
+  /** True when the step ran and did not fail. */
+  succeeded(name: StepName): boolean {
+    const step = this.steps.find((s) => s.name === name);
+    return step !== undefined && step.status !== 'failed' && step.status !== 'skipped';
+  }
+
+  /**
+   * Runs a step unless a step it needs did not succeed; records status, duration and detail. An
+   * error fails the step (its message is recorded) and the run carries on to the summary.
+   */
+  async step(name: StepName, needs: readonly StepName[], work: () => Promise<StepOutcome>): Promise<void> {
+    const missing = needs.find((need) => !this.succeeded(need));
+    if (missing !== undefined) {
+      this.steps.push({
+        name,
+        status: 'skipped',
+        duration_ms: 0,
+        detail: null,
+        error: `needs ${missing}, which did not succeed`,
+      });
+      return;
+    }
+    const started = performance.now();
+    try {
+      const outcome = await work();
+      this.steps.push({
+        name,
+        status: outcome.status ?? 'ok',
+        duration_ms: Math.round(performance.now() - started),
+        detail: outcome.detail ?? null,
+        error: null,
+      });
+    } catch (error) {
+      this.steps.push({
+        name,
+        status: 'failed',
+        duration_ms: Math.round(performance.now() - started),
+        detail: null,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  /** Records a step that was not run on purpose (e.g. bundle disabled). */
+  skip(name: StepName, reason: string): void {
+    this.steps.push({ name, status: 'skipped', duration_ms: 0, detail: reason, error: null });
+  }
+
+  /** Hashes a file the run wrote and lists it in the summary's outputs. */
+  async recordOutput(file: string): Promise<void> {
+    const digest = await hashFile(file);
+    if (digest === undefined) throw new Error(`${file} was written but is missing`);
+    this.outputs.push({ path: file, sha256: digest.sha256, bytes: digest.bytes });
+  }
+}

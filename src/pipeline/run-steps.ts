@@ -1,0 +1,352 @@
+/**
+ * The steps of a run (see run-pipeline.ts for the phase diagram). Each is a small function of the
+ * run's state: it declares the steps it needs, does one job through a library call, records the
+ * files it wrote and returns a one-line detail for the summary. Heavy modules load lazily.
+ */
+import { mkdir } from 'node:fs/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import path from 'node:path';
+import { diffJson, diffMarkdown } from '../diff/diff-report.js';
+import { writeFileAtomic } from '../snapshot/write-atomic.js';
+import { buildGateReport, gateReportJson, gateReportMarkdown } from './gate-report.js';
+import { evaluateGates } from './gates.js';
+import { applyRetention, listFinishedSnapshots } from './retention.js';
+import { planReports, plannedReportOut } from './run-reports.js';
+import type { RunState } from './run-state.js';
+
+/** 1. Snapshot, reusing unchanged trial files of the newest finished snapshot on disk. */
+export async function snapshotStep(state: RunState): Promise<void> {
+  const { config, effects } = state;
+  await state.step('snapshot', [], async () => {
+    const [{ takeSnapshot }, { createProgress }] = await Promise.all([
+      import('../snapshot/take-snapshot.js'),
+      import('../snapshot/progress.js'),
+    ]);
+    const previous = (
+      await listFinishedSnapshots(state.workspaceDir, config.connection.org, config.connection.workspace)
+    ).at(-1);
+    state.since = previous?.dir ?? null;
+    const isTTY = effects.stderrIsTTY ?? false;
+    const progress = createProgress({
+      write: effects.stderr,
+      isTTY,
+      quiet: effects.quiet ?? false,
+      stream: isTTY ? process.stderr : undefined,
+    });
+    const result = await takeSnapshot(
+      {
+        baseUrl: config.connection.base_url,
+        org: config.connection.org,
+        workspace: config.connection.workspace,
+        token: state.token,
+        out: config.snapshot.out_dir,
+        projects: config.projects,
+        concurrency: config.snapshot.concurrency,
+        trialsLimit: config.snapshot.trials_limit,
+        jailbreaksOnly: config.snapshot.jailbreaks_only,
+        since: state.since ?? undefined,
+        journal: config.snapshot.triage_journal,
+        retry:
+          config.snapshot.max_attempts === undefined
+            ? undefined
+            : { maxAttempts: config.snapshot.max_attempts },
+      },
+      {
+        now: () => state.now(),
+        progress,
+        ...(effects.signal ? { signal: effects.signal } : {}),
+        ...(effects.fetch ? { fetch: effects.fetch } : {}),
+      },
+    );
+    state.snapshot = result;
+    const { manifest } = result;
+    const failed = manifest.failed_requests.length;
+    return {
+      status: result.status === 'partial' ? 'partial' : 'ok',
+      detail:
+        `${result.snapshotId}: ${manifest.status}, ${manifest.files.length} files` +
+        (failed > 0 ? `, ${failed} failed requests` : '') +
+        (state.since === null ? '' : `, since ${path.basename(state.since)}`),
+    };
+  });
+}
+
+/** 2. Verify every file hash and the root hash of the new snapshot. */
+export async function verifyStep(state: RunState): Promise<void> {
+  await state.step('verify', ['snapshot'], async () => {
+    const { verifySnapshot } = await import('../snapshot/verify.js');
+    const snapshot = requireSnapshot(state);
+    const result = await verifySnapshot(snapshot.dir);
+    if (!result.ok) {
+      const differences =
+        result.missing.length + result.extra.length + result.modified.length + (result.rootHash.ok ? 0 : 1);
+      throw new Error(
+        `snapshot ${snapshot.snapshotId} does not match its manifest (${differences} differences); run airt-report verify ${snapshot.dir}`,
+      );
+    }
+    return { detail: `${result.files} files, root ${result.rootHash.actual.slice(0, 12)}…` };
+  });
+}
+
+/** 3. Load into the warehouse; then settle the projects in scope and the previous snapshot. */
+export async function loadStep(state: RunState): Promise<void> {
+  const { config } = state;
+  await state.step('load', ['verify'], async () => {
+    const { loadSnapshots } = await import('../warehouse/loader.js');
+    const snapshot = requireSnapshot(state);
+    const loaded = await loadSnapshots(config.database, [snapshot.dir], {
+      now: () => state.now(),
+      ...(config.snapshot.triage_journal === undefined ? {} : { journal: config.snapshot.triage_journal }),
+    });
+    const result = loaded.snapshots[0];
+    state.rowsLoaded = result ? Object.values(result.rows).reduce((sum, rows) => sum + rows, 0) : 0;
+    await withWarehouse(state, async (conn) => {
+      const { previousSnapshotId, projectsInSnapshot } = await import('../diff/warehouse-source.js');
+      state.previousSnapshotId = await previousSnapshotId(conn, snapshot.snapshotId);
+      const available = await projectsInSnapshot(conn, snapshot.snapshotId);
+      state.projectsInSnapshot = available.map((p) => p.key);
+      if (config.projects.length === 0) {
+        state.projects = available.map((p) => p.key);
+      } else {
+        for (const wanted of config.projects) {
+          const match = available.find((p) => p.key === wanted || p.id === wanted);
+          if (match) state.projects.push(match.key);
+          else
+            state.warn(
+              `project ${wanted} is not in snapshot ${snapshot.snapshotId} (see the manifest's warnings)`,
+            );
+        }
+      }
+    });
+    return {
+      detail:
+        `${result?.outcome === 'already_loaded' ? 'already loaded' : `${state.rowsLoaded} rows`}, ` +
+        `${state.projects.length} projects in scope`,
+    };
+  });
+}
+
+/** 4. Diff against the previous snapshot of the workspace in the database. */
+export async function diffStep(state: RunState): Promise<void> {
+  await state.step('diff', ['load'], async () => {
+    const { diffSnapshots } = await import('../diff/snapshot-diff.js');
+    const snapshot = requireSnapshot(state);
+    const diff = await withWarehouse(state, (conn) =>
+      diffSnapshots(conn, {
+        from: state.previousSnapshotId,
+        to: snapshot.snapshotId,
+        projects: state.projects,
+      }),
+    );
+    state.diff = diff;
+    const total = (key: 'new' | 'resolved' | 'regressed' | 'persisting'): number =>
+      diff.projects.reduce((sum, project) => sum + project.counts[key], 0);
+    state.diffCounts = {
+      new: total('new'),
+      resolved: total('resolved'),
+      regressed: total('regressed'),
+      persisting: total('persisting'),
+    };
+    const runDir = requireRunDir(state);
+    state.paths.diffMd = await writeOutput(state, path.join(runDir, 'diff.md'), diffMarkdown(diff));
+    state.paths.diffJson = await writeOutput(state, path.join(runDir, 'diff.json'), diffJson(diff));
+    const { new: added, resolved, regressed } = state.diffCounts;
+    return {
+      detail:
+        `${added} new, ${resolved} resolved, ${regressed} regressed findings` +
+        (state.previousSnapshotId === null
+          ? ' (first snapshot: no baseline)'
+          : ` since ${state.previousSnapshotId}`),
+    };
+  });
+}
+
+/** 5. Render the configured reports from the warehouse. */
+export async function reportsStep(state: RunState): Promise<void> {
+  const { config, effects } = state;
+  await state.step('reports', ['load'], async () => {
+    const snapshot = requireSnapshot(state);
+    const { planned, skipped } = planReports(
+      config.reports,
+      state.projects,
+      state.projectsInSnapshot,
+      path.join(requireRunDir(state), 'reports'),
+    );
+    for (const reason of skipped) state.warn(reason);
+    if (planned.length === 0) return { detail: 'no reports configured' };
+    const [{ buildModel }, { writeReport }, { resolveChromiumPath }, { checkSchema }] = await Promise.all([
+      import('../report/build-model.js'),
+      import('../report/write-report.js'),
+      import('../report/pdf.js'),
+      import('../warehouse/ddl.js'),
+    ]);
+    // One model per report, shared by its formats.
+    const models = new Map<string, Awaited<ReturnType<typeof buildModel>>>();
+    for (const report of planned) {
+      const key = JSON.stringify([report.kind, report.project, report.framework]);
+      let model = models.get(key);
+      if (model === undefined) {
+        model = await withWarehouse(state, async (conn) => {
+          await checkSchema(conn, config.database);
+          return buildModel(conn, {
+            kind: report.kind,
+            project: report.project ?? undefined,
+            // Portfolio reports cover every project's newest snapshot; the others this run's snapshot.
+            snapshot: report.kind === 'portfolio' ? undefined : snapshot.snapshotId,
+            framework: report.framework ?? undefined,
+          });
+        });
+        models.set(key, model);
+      }
+      const written = await writeReport(model, {
+        format: report.format,
+        out: plannedReportOut(report),
+        redact: report.redact,
+        chromiumPath: effects.chromiumPath ?? resolveChromiumPath(effects.env),
+        signal: effects.signal,
+      });
+      for (const file of written.files) await state.recordOutput(file);
+      state.reportFiles.push({
+        kind: report.kind,
+        project: report.project,
+        format: report.format,
+        report: written.report,
+        files: written.files,
+        base: report.base,
+      });
+    }
+    return {
+      detail: `${planned.length} reports, ${state.reportFiles.reduce((n, r) => n + r.files.length, 0)} files`,
+    };
+  });
+}
+
+/** 6. Evaluate the gates and write the gate report (also when none are configured). */
+export async function gatesStep(state: RunState): Promise<void> {
+  const { config } = state;
+  await state.step('gates', ['load'], async () => {
+    const { warehouseMetricProvider } = await import('./warehouse-metrics.js');
+    const snapshot = requireSnapshot(state);
+    const results = await withWarehouse(state, (conn) =>
+      evaluateGates(config.gates, warehouseMetricProvider(conn), {
+        snapshotId: snapshot.snapshotId,
+        previousSnapshotId: state.previousSnapshotId,
+        projects: state.projects,
+        onUnknown: config.on_unknown_gate,
+      }),
+    );
+    state.gateResults = results;
+    const report = buildGateReport({
+      snapshotId: snapshot.snapshotId,
+      previousSnapshotId: state.previousSnapshotId,
+      rootSha256: snapshot.manifest.root_sha256,
+      results,
+    });
+    const runDir = requireRunDir(state);
+    state.paths.gateMd = await writeOutput(
+      state,
+      path.join(runDir, 'gate-report.md'),
+      gateReportMarkdown(report),
+    );
+    state.paths.gateJson = await writeOutput(
+      state,
+      path.join(runDir, 'gate-report.json'),
+      gateReportJson(report),
+    );
+    const tripped = results.filter((result) => result.trips).length;
+    return {
+      status: tripped > 0 ? 'tripped' : 'ok',
+      detail: `${results.length} checked, ${tripped} tripped, ${results.filter((r) => r.status === 'unknown').length} unknown`,
+    };
+  });
+}
+
+/** 7. Write the audit bundle of the run. */
+export async function bundleStep(state: RunState): Promise<void> {
+  const { config } = state;
+  if (!config.bundle.enabled) {
+    state.skip('bundle', 'disabled in the config');
+    return;
+  }
+  await state.step('bundle', ['reports', 'gates'], async () => {
+    const { writeBundle } = await import('./bundle.js');
+    const snapshot = requireSnapshot(state);
+    const files = state.reportFiles.flatMap((report) =>
+      report.files.map((file) => ({
+        name: `reports/${path.relative(report.base, file).split(path.sep).join('/')}`,
+        path: file,
+      })),
+    );
+    for (const [name, file] of [
+      ['gate-report.md', state.paths.gateMd],
+      ['gate-report.json', state.paths.gateJson],
+      ['diff.md', state.paths.diffMd],
+      ['diff.json', state.paths.diffJson],
+    ] as const) {
+      if (file !== null) files.push({ name, path: file });
+    }
+    const result = await writeBundle({
+      out: path.join(requireRunDir(state), `airt-report-${snapshot.snapshotId}.zip`),
+      snapshotDir: snapshot.dir,
+      includeSnapshot: config.bundle.include_snapshot,
+      files,
+    });
+    state.paths.bundle = result.path;
+    state.outputs.push({ path: result.path, sha256: result.sha256, bytes: result.bytes });
+    return { detail: `${result.entries.length} entries, ${path.basename(result.path)}` };
+  });
+}
+
+/** 8. Keep the newest N finished snapshots on disk — only when nothing in this run failed. */
+export async function retentionStep(state: RunState): Promise<void> {
+  const { config } = state;
+  const keepLast = config.retention.keep_last;
+  if (keepLast === null) {
+    state.skip('retention', 'keep_last not set: every snapshot is kept');
+    return;
+  }
+  if (state.steps.some((step) => step.status === 'failed')) {
+    state.skip('retention', 'a step failed: nothing is deleted');
+    return;
+  }
+  await state.step('retention', ['snapshot'], async () => {
+    const snapshot = requireSnapshot(state);
+    const result = await applyRetention({
+      workspaceDir: state.workspaceDir,
+      org: config.connection.org,
+      workspace: config.connection.workspace,
+      keepLast,
+      protect: [snapshot.snapshotId],
+    });
+    state.retention = result;
+    return { detail: `kept ${result.kept.length}, deleted ${result.deleted.length}` };
+  });
+}
+
+function requireSnapshot(state: RunState): NonNullable<RunState['snapshot']> {
+  if (state.snapshot === null) throw new Error('no snapshot (the snapshot step did not finish)');
+  return state.snapshot;
+}
+
+function requireRunDir(state: RunState): string {
+  const dir = state.runDir;
+  if (dir === null) throw new Error('no run directory (the snapshot step did not finish)');
+  return dir;
+}
+
+async function writeOutput(state: RunState, file: string, text: string): Promise<string> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFileAtomic(file, text);
+  await state.recordOutput(file);
+  return file;
+}
+
+async function withWarehouse<T>(state: RunState, work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+  const { openWarehouse } = await import('../warehouse/db.js');
+  const warehouse = await openWarehouse(state.config.database, { readOnly: true });
+  try {
+    return await work(warehouse.conn);
+  } finally {
+    warehouse.close();
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * `run-summary.json`: what one `run` did — steps with durations, counts, every file it wrote (with
+ * sha256, so the summary can be checked against the disk), gate results and the exit code — plus the
+ * short human summary printed on stderr. Field order is fixed by the builders here, so two runs that
+ * did the same work differ only in times and durations.
+ */
+import type { GateResult } from './gates.js';
+
+export const RUN_SUMMARY_FORMAT = 'airt-run-summary/1';
+export const RUN_SUMMARY_FILE = 'run-summary.json';
+
+export type StepName = 'snapshot' | 'verify' | 'load' | 'diff' | 'reports' | 'gates' | 'bundle' | 'retention';
+export const STEP_ORDER: readonly StepName[] = [
+  'snapshot',
+  'verify',
+  'load',
+  'diff',
+  'reports',
+  'gates',
+  'bundle',
+  'retention',
+];
+
+export type StepStatus = 'ok' | 'partial' | 'tripped' | 'failed' | 'skipped';
+
+export interface StepRecord {
+  name: StepName;
+  status: StepStatus;
+  duration_ms: number;
+  /** One line on what the step did, e.g. `complete, 1,234 files`. */
+  detail: string | null;
+  /** Why it failed or was skipped. */
+  error: string | null;
+}
+
+export type RunOutcome = 'ok' | 'partial' | 'gate_tripped' | 'failed';
+
+export interface OutputFile {
+  /** Absolute path. */
+  path: string;
+  sha256: string;
+  bytes: number;
+}
+
+export interface RunSummary {
+  format: typeof RUN_SUMMARY_FORMAT;
+  tool_version: string;
+  config: string | null;
+  org: string;
+  workspace: string;
+  started_at: string;
+  finished_at: string;
+  outcome: RunOutcome;
+  exit_code: number;
+  snapshot: {
+    id: string | null;
+    dir: string | null;
+    status: 'complete' | 'partial' | null;
+    root_sha256: string | null;
+    since: string | null;
+    files: number | null;
+    failed_requests: number | null;
+    warnings: number | null;
+  };
+  previous_snapshot_id: string | null;
+  projects: string[];
+  steps: StepRecord[];
+  counts: {
+    rows_loaded: number | null;
+    findings_new: number | null;
+    findings_resolved: number | null;
+    findings_regressed: number | null;
+    findings_persisting: number | null;
+    reports: number;
+    gates: number;
+    gates_tripped: number;
+  };
+  paths: {
+    run_dir: string | null;
+    database: string;
+    diff_md: string | null;
+    diff_json: string | null;
+    gate_report_md: string | null;
+    gate_report_json: string | null;
+    bundle: string | null;
+    reports: string[];
+  };
+  /** Every file the run wrote except this summary, sorted by path. */
+  outputs: OutputFile[];
+  gates: Pick<
+    GateResult,
+    'gate' | 'project' | 'status' | 'status_text' | 'trips' | 'value' | 'op' | 'threshold'
+  >[];
+  retention: { kept: string[]; deleted: string[] } | null;
+  /** Problems worth a look that did not fail the run (unknown projects, compromised lock, …). */
+  warnings: string[];
+}
+
+/** The exit code for an outcome: failed 1 > gate tripped 4 > partial snapshot 3 > ok 0. */
+export function decideOutcome(input: { failed: boolean; tripped: boolean; partial: boolean }): {
+  outcome: RunOutcome;
+  exitCode: number;
+} {
+  if (input.failed) return { outcome: 'failed', exitCode: 1 };
+  if (input.tripped) return { outcome: 'gate_tripped', exitCode: 4 };
+  if (input.partial) return { outcome: 'partial', exitCode: 3 };
+  return { outcome: 'ok', exitCode: 0 };
+}
+
+export function runSummaryJson(summary: RunSummary): string {
+  return `${JSON.stringify(summary, null, 2)}\n`;
+}
+
+const OUTCOME_TEXT: Record<RunOutcome, string> = {
+  ok: 'ok',
+  partial: 'finished with a partial snapshot',
+  gate_tripped: 'a gate tripped',
+  failed: 'failed',
+};
+
+/** The stderr summary: one line per step, tripped gates, where the summary is. */
+export function humanSummary(summary: RunSummary, summaryPath: string | null): string {
+  const lines = [
+    `run ${summary.snapshot.id ?? '(no snapshot)'} of ${summary.org}/${summary.workspace}: ` +
+      `${OUTCOME_TEXT[summary.outcome]} (exit ${summary.exit_code})`,
+  ];
+  for (const step of summary.steps) {
+    const seconds = `${(step.duration_ms / 1000).toFixed(1)} s`;
+    const note = step.error ?? step.detail ?? '';
+    lines.push(
+      `  ${step.name.padEnd(9)} ${step.status.padEnd(7)} ${seconds.padStart(7)}  ${oneLine(note)}`.trimEnd(),
+    );
+  }
+  for (const gate of summary.gates.filter((g) => g.trips)) {
+    lines.push(
+      `  tripped: ${oneLine(gate.gate)} on ${oneLine(gate.project)}: ${oneLine(gate.status_text)} (value ${gate.value ?? 'unknown'})`,
+    );
+  }
+  for (const warning of summary.warnings) lines.push(`  warning: ${oneLine(warning)}`);
+  if (summaryPath !== null) lines.push(`  summary: ${summaryPath}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Project keys and messages can carry control characters; keep the terminal output one line each. */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex -- neutralizing control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/gu, ' ');
+}

@@ -1,0 +1,271 @@
+/**
+ * `airt-report verify BUNDLE.zip`: re-checks an audit bundle without unpacking it to disk.
+ *
+ *   entry names safe and unique, local headers = central directory
+ *   → every entry's sha256 = its SHA256SUMS line, and every entry listed
+ *   → manifest.json valid, root_sha256 = hash of its file list
+ *   → bundled snapshot files (if any) = the manifest's hashes
+ *   → every Markdown/HTML report, the gate report and the diff name that root hash (provenance)
+ *
+ * Any difference is a problem and the bundle fails; PDF reports are covered by their checksum only
+ * (their text is not searchable), which the result states as a note.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { Unzip, UnzipInflate } from 'fflate';
+import { ManifestSchema, computeRootHash, type Manifest } from '../snapshot/manifest.js';
+import { BUNDLE_MANIFEST_ENTRY, BUNDLE_SNAPSHOT_PREFIX, CHECKSUMS_ENTRY } from './bundle.js';
+import { readCentralDirectoryNames } from './zip-central-directory.js';
+import { zipEntryNameProblem } from './zip-entry-name.js';
+
+/** Text entries larger than this are hashed but not searched for provenance (a report is far smaller). */
+const MAX_TEXT_BYTES = 64 * 1024 * 1024;
+
+export interface BundleVerification {
+  ok: boolean;
+  bundle: string;
+  snapshot_id: string | null;
+  root_sha256: string | null;
+  entries: number;
+  /** Entries whose checksum matched. */
+  checked: number;
+  /** Reports whose printed root hash matched the manifest. */
+  provenance_checked: string[];
+  problems: string[];
+  notes: string[];
+}
+
+interface EntryDigest {
+  sha256: string;
+  text: string | null;
+}
+
+/** Verifies a bundle; never throws for a bad bundle (problems are listed), only for an unreadable file. */
+export async function verifyBundle(bundlePath: string): Promise<BundleVerification> {
+  const result: BundleVerification = {
+    ok: false,
+    bundle: bundlePath,
+    snapshot_id: null,
+    root_sha256: null,
+    entries: 0,
+    checked: 0,
+    provenance_checked: [],
+    problems: [],
+    notes: [],
+  };
+  const problems = result.problems;
+  const digests = await readEntries(bundlePath, problems);
+  result.entries = digests.size;
+  await compareCentralDirectory(bundlePath, [...digests.keys()], problems);
+
+  const sums = digests.get(CHECKSUMS_ENTRY);
+  if (!sums || sums.text === null) {
+    problems.push(`${CHECKSUMS_ENTRY} is missing: this is not an airt-report bundle, or it was stripped.`);
+  } else {
+    result.checked = checkSums(sums.text, digests, problems);
+  }
+
+  const manifest = readBundleManifest(digests.get(BUNDLE_MANIFEST_ENTRY), problems);
+  if (manifest) {
+    result.snapshot_id = manifest.snapshot_id;
+    result.root_sha256 = manifest.root_sha256;
+    checkSnapshotFiles(manifest, digests, problems);
+    checkProvenance(manifest.root_sha256, digests, result);
+  }
+  result.ok = problems.length === 0;
+  return result;
+}
+
+async function readEntries(bundlePath: string, problems: string[]): Promise<Map<string, EntryDigest>> {
+  const digests = new Map<string, EntryDigest>();
+  const unzip = new Unzip();
+  unzip.register(UnzipInflate);
+  unzip.onfile = (file) => {
+    const unsafe = zipEntryNameProblem(file.name);
+    if (unsafe !== null) problems.push(`unsafe entry name ${JSON.stringify(file.name)}: ${unsafe}`);
+    if (digests.has(file.name)) problems.push(`entry ${JSON.stringify(file.name)} appears twice`);
+    const hash: Hash = createHash('sha256');
+    const keepText = isTextEntry(file.name);
+    const chunks: Uint8Array[] = [];
+    let kept = 0;
+    file.ondata = (error, data, final) => {
+      if (error) {
+        problems.push(`entry ${JSON.stringify(file.name)} cannot be decompressed: ${error.message}`);
+        return;
+      }
+      hash.update(data);
+      if (keepText && kept <= MAX_TEXT_BYTES) {
+        chunks.push(data);
+        kept += data.length;
+      }
+      if (final) {
+        const text = keepText && kept <= MAX_TEXT_BYTES ? Buffer.concat(chunks).toString('utf8') : null;
+        digests.set(file.name, { sha256: hash.digest('hex'), text });
+      }
+    };
+    file.start();
+  };
+  try {
+    for await (const chunk of createReadStream(bundlePath)) unzip.push(chunk as Buffer);
+    unzip.push(new Uint8Array(0), true);
+  } catch (error) {
+    problems.push(`not a readable zip: ${(error as Error).message}`);
+  }
+  return digests;
+}
+
+async function compareCentralDirectory(
+  bundlePath: string,
+  localNames: string[],
+  problems: string[],
+): Promise<void> {
+  let central: string[];
+  try {
+    central = await readCentralDirectoryNames(bundlePath);
+  } catch (error) {
+    problems.push(`zip structure: ${(error as Error).message}`);
+    return;
+  }
+  const local = new Set(localNames);
+  for (const name of central) {
+    if (!local.has(name))
+      problems.push(`entry ${JSON.stringify(name)} is in the zip directory but has no data`);
+    const unsafe = zipEntryNameProblem(name);
+    if (unsafe !== null && !local.has(name))
+      problems.push(`unsafe entry name ${JSON.stringify(name)}: ${unsafe}`);
+  }
+  const centralSet = new Set(central);
+  for (const name of localNames) {
+    if (!centralSet.has(name))
+      problems.push(`entry ${JSON.stringify(name)} is hidden from the zip directory`);
+  }
+}
+
+/** Checks every SHA256SUMS line and that every entry is listed; returns how many matched. */
+function checkSums(text: string, digests: ReadonlyMap<string, EntryDigest>, problems: string[]): number {
+  const listed = new Set<string>();
+  let matched = 0;
+  text.split('\n').forEach((line, index) => {
+    if (line === '') return;
+    const match = /^([0-9a-f]{64}) [ *](.+)$/u.exec(line);
+    if (!match) {
+      problems.push(`${CHECKSUMS_ENTRY} line ${index + 1} is malformed`);
+      return;
+    }
+    const [, expected = '', name = ''] = match;
+    listed.add(name);
+    const digest = digests.get(name);
+    if (!digest) problems.push(`${name}: listed in ${CHECKSUMS_ENTRY} but missing from the bundle`);
+    else if (digest.sha256 !== expected)
+      problems.push(`${name}: modified (sha256 does not match ${CHECKSUMS_ENTRY})`);
+    else matched += 1;
+  });
+  for (const name of digests.keys()) {
+    if (name !== CHECKSUMS_ENTRY && !listed.has(name))
+      problems.push(`${name}: not listed in ${CHECKSUMS_ENTRY}`);
+  }
+  return matched;
+}
+
+function readBundleManifest(entry: EntryDigest | undefined, problems: string[]): Manifest | null {
+  if (!entry || entry.text === null) {
+    problems.push(`${BUNDLE_MANIFEST_ENTRY} is missing`);
+    return null;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(entry.text);
+  } catch (error) {
+    problems.push(`${BUNDLE_MANIFEST_ENTRY} is not valid JSON: ${(error as Error).message}`);
+    return null;
+  }
+  const parsed = ManifestSchema.safeParse(json);
+  if (!parsed.success) {
+    problems.push(`${BUNDLE_MANIFEST_ENTRY} is not a valid airt-snapshot/1 manifest`);
+    return null;
+  }
+  if (computeRootHash(parsed.data.files) !== parsed.data.root_sha256) {
+    problems.push(
+      `${BUNDLE_MANIFEST_ENTRY}: root_sha256 does not match the hash of its file list (manifest modified)`,
+    );
+  }
+  return parsed.data;
+}
+
+function checkSnapshotFiles(
+  manifest: Manifest,
+  digests: ReadonlyMap<string, EntryDigest>,
+  problems: string[],
+): void {
+  const bundled = [...digests.keys()].filter((name) => name.startsWith(BUNDLE_SNAPSHOT_PREFIX));
+  if (bundled.length === 0) return;
+  const expected = new Map(
+    manifest.files.map((file) => [`${BUNDLE_SNAPSHOT_PREFIX}${file.path}`, file.sha256]),
+  );
+  for (const [name, sha256] of expected) {
+    const digest = digests.get(name);
+    if (!digest) problems.push(`${name}: in the manifest but missing from the bundled snapshot`);
+    else if (digest.sha256 !== sha256) problems.push(`${name}: differs from the manifest's sha256`);
+  }
+  for (const name of bundled) {
+    if (!expected.has(name)) problems.push(`${name}: bundled with the snapshot but not in its manifest`);
+  }
+}
+
+function checkProvenance(
+  rootSha256: string,
+  digests: ReadonlyMap<string, EntryDigest>,
+  result: BundleVerification,
+): void {
+  for (const [name, digest] of [...digests.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (/\.pdf$/iu.test(name)) {
+      result.notes.push(`${name}: PDF provenance is covered by its checksum only`);
+      continue;
+    }
+    if (name === 'gate-report.json' || name === 'diff.json') {
+      if (digest.text === null) continue;
+      const claimed = jsonRootHash(name, digest.text);
+      if (claimed === undefined) result.problems.push(`${name}: cannot read its snapshot root hash`);
+      else if (claimed !== null && claimed !== rootSha256) {
+        result.problems.push(`${name}: made from snapshot root ${claimed}, not this bundle's ${rootSha256}`);
+      } else result.provenance_checked.push(name);
+      continue;
+    }
+    if (!name.startsWith('reports/') || !/\.(md|html?)$/iu.test(name)) continue;
+    if (digest.text === null) result.problems.push(`${name}: too large to check its provenance`);
+    else if (!digest.text.includes(rootSha256)) {
+      result.problems.push(`${name}: its provenance does not name the manifest's root hash ${rootSha256}`);
+    } else result.provenance_checked.push(name);
+  }
+}
+
+/** The root hash a gate report or diff claims; null when it has none, undefined when unreadable. */
+function jsonRootHash(name: string, text: string): string | null | undefined {
+  try {
+    const value = JSON.parse(text) as Record<string, unknown>;
+    const holder = name === 'diff.json' ? (value.to as Record<string, unknown> | undefined) : value;
+    const root = holder?.root_sha256;
+    return typeof root === 'string' ? root : root === null ? null : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isTextEntry(name: string): boolean {
+  return name === CHECKSUMS_ENTRY || /\.(json|md|html?|txt)$/iu.test(name) || name === BUNDLE_MANIFEST_ENTRY;
+}
+
+/** The human-readable result of `airt-report verify BUNDLE.zip` (entry names are neutralized). */
+export function bundleVerificationText(result: BundleVerification): string {
+  // eslint-disable-next-line no-control-regex -- neutralizing control characters is the point
+  const show = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f]/gu, '?');
+  const lines = [
+    ...result.problems.map((problem) => `problem   ${show(problem)}`),
+    ...result.notes.map((note) => `note      ${show(note)}`),
+  ];
+  const head =
+    `${show(result.bundle)}: ${result.entries} entries, ${result.checked} checksums matched, ` +
+    `provenance matched in ${result.provenance_checked.length} files (root ${result.root_sha256 ?? '(unknown)'})`;
+  lines.push(result.ok ? `${head}: OK` : `${head}: FAILED (${result.problems.length} problem(s))`);
+  return `${lines.join('\n')}\n`;
+}

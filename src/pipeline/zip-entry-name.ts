@@ -1,0 +1,31 @@
+/**
+ * Zip entry names are paths an unzip tool will create on someone else's machine. On write and on read
+ * we accept only relative POSIX paths of plain segments: no `..`, no absolute or drive paths, no
+ * backslashes, no control characters — so a bundle can never place a file outside where it is
+ * unpacked ("zip slip"), whoever built it.
+ */
+
+/** Longest entry name accepted; well below the 65,535-byte field and common filesystem limits. */
+const MAX_NAME_LENGTH = 1024;
+
+/** Why a name is unsafe, or null when it is fine. */
+export function zipEntryNameProblem(name: string): string | null {
+  if (name.length === 0) return 'empty name';
+  if (name.length > MAX_NAME_LENGTH) return 'name too long';
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what we refuse
+  if (/[\u0000-\u001f\u007f]/u.test(name)) return 'control character in name';
+  if (name.includes('\\')) return 'backslash in name';
+  if (name.startsWith('/')) return 'absolute path';
+  if (/^[A-Za-z]:/u.test(name)) return 'drive letter';
+  const segments = name.split('/');
+  if (segments.some((segment) => segment === '..')) return 'parent-directory segment (..)';
+  if (segments.some((segment) => segment === '' || segment === '.')) return 'empty or "." segment';
+  return null;
+}
+
+/** Returns the name when safe; throws otherwise (a bug or hostile input, never silently rewritten). */
+export function assertSafeZipEntryName(name: string): string {
+  const problem = zipEntryNameProblem(name);
+  if (problem !== null) throw new Error(`Refusing zip entry name ${JSON.stringify(name)}: ${problem}`);
+  return name;
+}

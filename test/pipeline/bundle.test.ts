@@ -1,0 +1,294 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { recordingIO } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { collectBundleFiles, writeBundle, type BundleFile } from '../../src/pipeline/bundle.js';
+import { verifyBundle } from '../../src/pipeline/verify-bundle.js';
+import { computeRootHash, type Manifest } from '../../src/snapshot/manifest.js';
+import { writeFixtureSnapshot } from './snapshot-dir-fixture.js';
+
+let work: string;
+let snapshotDir: string;
+let manifest: Manifest;
+let files: BundleFile[];
+
+beforeAll(async () => {
+  work = await mkdtemp(path.join(tmpdir(), 'airt-bundle-'));
+  ({ dir: snapshotDir, manifest } = await writeFixtureSnapshot({
+    root: path.join(work, 'snapshots'),
+    snapshotId: '20260101T000000Z',
+  }));
+  const reports = path.join(work, 'reports');
+  await mkdir(path.join(reports, 'charts'), { recursive: true });
+  await writeFile(
+    path.join(reports, 'executive-demo.md'),
+    `# Report\n\nRoot hash: \`${manifest.root_sha256}\`\n`,
+  );
+  await writeFile(
+    path.join(reports, 'executive-demo.html'),
+    `<p>root <code>${manifest.root_sha256}</code></p>`,
+  );
+  await writeFile(path.join(reports, 'charts', 'asr.svg'), '<svg/>');
+  await writeFile(
+    path.join(work, 'gate-report.json'),
+    JSON.stringify({ root_sha256: manifest.root_sha256, results: [] }),
+  );
+  files = [
+    ...(await collectBundleFiles(reports, 'reports/')),
+    { name: 'gate-report.json', path: path.join(work, 'gate-report.json') },
+  ];
+});
+
+function sha256(text: Uint8Array): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** Rewrites a bundle with `change` applied to its entries (optionally re-computing SHA256SUMS). */
+async function tamper(
+  source: string,
+  target: string,
+  change: (entries: Record<string, Uint8Array>) => void,
+  fixSums: boolean,
+): Promise<string> {
+  const entries = unzipSync(await readFile(source));
+  change(entries);
+  if (fixSums) {
+    const names = Object.keys(entries)
+      .filter((n) => n !== 'SHA256SUMS')
+      .sort();
+    entries.SHA256SUMS = strToU8(names.map((n) => `${sha256(entries[n]!)}  ${n}\n`).join(''));
+  }
+  await writeFile(target, zipSync(entries));
+  return target;
+}
+
+describe('audit bundle', () => {
+  it('is deterministic, verifies, and lists every entry sorted', async () => {
+    const a = await writeBundle({
+      out: path.join(work, 'a.zip'),
+      snapshotDir,
+      includeSnapshot: false,
+      files,
+    });
+    const b = await writeBundle({
+      out: path.join(work, 'b', 'b.zip'),
+      snapshotDir,
+      includeSnapshot: false,
+      files,
+    });
+    expect(a.sha256).toBe(b.sha256);
+    expect(a.entries).toEqual([
+      'README.txt',
+      'SHA256SUMS',
+      'gate-report.json',
+      'manifest.json',
+      'reports/charts/asr.svg',
+      'reports/executive-demo.html',
+      'reports/executive-demo.md',
+    ]);
+    const verification = await verifyBundle(a.path);
+    expect(verification).toMatchObject({
+      ok: true,
+      problems: [],
+      snapshot_id: manifest.snapshot_id,
+      checked: 6,
+    });
+    expect(verification.provenance_checked).toEqual([
+      'gate-report.json',
+      'reports/executive-demo.html',
+      'reports/executive-demo.md',
+    ]);
+  });
+
+  it('can be checked with standard tools as its README says', async () => {
+    const bundle = await writeBundle({
+      out: path.join(work, 'std.zip'),
+      snapshotDir,
+      includeSnapshot: true,
+      files,
+    });
+    const out = path.join(work, 'std');
+    execFileSync('unzip', ['-q', bundle.path, '-d', out]);
+    expect(execFileSync('sha256sum', ['-c', '--quiet', 'SHA256SUMS'], { cwd: out, encoding: 'utf8' })).toBe(
+      '',
+    );
+    const root = execFileSync(
+      'sh',
+      ['-c', `jq -r '.files | sort_by(.path) | .[] | "\\(.sha256)  \\(.path)"' manifest.json | sha256sum`],
+      { cwd: out, encoding: 'utf8' },
+    );
+    expect(root.split(' ')[0]).toBe(manifest.root_sha256);
+    expect(await readFile(path.join(out, 'README.txt'), 'utf8')).toContain('airt-report verify');
+    expect((await verifyBundle(bundle.path)).ok).toBe(true);
+  });
+
+  it('fails on a modified report, with or without re-computed checksums', async () => {
+    const good = path.join(work, 'a.zip');
+    const edited = await tamper(
+      good,
+      path.join(work, 't1.zip'),
+      (e) => {
+        e['reports/executive-demo.md'] = strToU8('# Report\n\nAll good!\n');
+      },
+      false,
+    );
+    const first = await verifyBundle(edited);
+    expect(first.ok).toBe(false);
+    expect(first.problems).toContain(
+      'reports/executive-demo.md: modified (sha256 does not match SHA256SUMS)',
+    );
+    const resummed = await tamper(
+      good,
+      path.join(work, 't2.zip'),
+      (e) => {
+        e['reports/executive-demo.md'] = strToU8(`# Report\n\nRoot hash: \`${'0'.repeat(64)}\`\n`);
+      },
+      true,
+    );
+    const second = await verifyBundle(resummed);
+    expect(second.ok).toBe(false);
+    expect(second.problems.join('\n')).toMatch(
+      /reports\/executive-demo\.md: its provenance does not name the manifest's root hash/,
+    );
+  });
+
+  it('fails on a modified manifest, with or without re-computed checksums', async () => {
+    const good = path.join(work, 'a.zip');
+    const editManifest = (e: Record<string, Uint8Array>): void => {
+      const m = JSON.parse(strFromU8(e['manifest.json'] as Uint8Array)) as Manifest;
+      (m.files[0] as { sha256: string }).sha256 = 'a'.repeat(64);
+      e['manifest.json'] = strToU8(JSON.stringify(m));
+    };
+    const first = await verifyBundle(await tamper(good, path.join(work, 'm1.zip'), editManifest, false));
+    expect(first.problems).toContain('manifest.json: modified (sha256 does not match SHA256SUMS)');
+    const second = await verifyBundle(await tamper(good, path.join(work, 'm2.zip'), editManifest, true));
+    expect(second.ok).toBe(false);
+    expect(second.problems.join('\n')).toContain('root_sha256 does not match the hash of its file list');
+    // A consistent but different manifest (root re-computed) no longer matches the reports' provenance.
+    const third = await verifyBundle(
+      await tamper(
+        good,
+        path.join(work, 'm3.zip'),
+        (e) => {
+          const m = JSON.parse(strFromU8(e['manifest.json'] as Uint8Array)) as Manifest;
+          (m.files[0] as { sha256: string }).sha256 = 'a'.repeat(64);
+          m.root_sha256 = computeRootHash(m.files);
+          e['manifest.json'] = strToU8(JSON.stringify(m));
+        },
+        true,
+      ),
+    );
+    expect(third.ok).toBe(false);
+    expect(third.problems.join('\n')).toMatch(/provenance does not name the manifest's root hash/);
+  });
+
+  it('fails on a modified bundled snapshot file and on extra or unlisted entries', async () => {
+    const full = await writeBundle({
+      out: path.join(work, 'full.zip'),
+      snapshotDir,
+      includeSnapshot: true,
+      files,
+    });
+    expect(full.entries).toContain('snapshot/config.json');
+    const result = await verifyBundle(
+      await tamper(
+        full.path,
+        path.join(work, 's1.zip'),
+        (e) => {
+          e['snapshot/config.json'] = strToU8('{"api_version":"2"}');
+          e['extra.txt'] = strToU8('hello');
+        },
+        true,
+      ),
+    );
+    expect(result.problems).toContain("snapshot/config.json: differs from the manifest's sha256");
+    const unlisted = await verifyBundle(
+      await tamper(
+        full.path,
+        path.join(work, 's2.zip'),
+        (e) => {
+          e['notes.txt'] = strToU8('hello');
+        },
+        false,
+      ),
+    );
+    expect(unlisted.problems).toContain('notes.txt: not listed in SHA256SUMS');
+  });
+
+  it('refuses unsafe entry names on write and reports them on read', async () => {
+    await expect(
+      writeBundle({
+        out: path.join(work, 'bad.zip'),
+        snapshotDir,
+        includeSnapshot: false,
+        files: [{ name: '../evil.md', path: files[0]!.path }],
+      }),
+    ).rejects.toThrow(/Refusing zip entry name "..\/evil.md"/);
+    const evil = await tamper(
+      path.join(work, 'a.zip'),
+      path.join(work, 'evil.zip'),
+      (e) => {
+        e['../../evil.sh'] = strToU8('rm -rf /');
+      },
+      true,
+    );
+    const result = await verifyBundle(evil);
+    expect(result.ok).toBe(false);
+    expect(result.problems.join('\n')).toContain(
+      'unsafe entry name "../../evil.sh": parent-directory segment (..)',
+    );
+  });
+
+  it('reports a file that is not a zip instead of throwing', async () => {
+    const junk = path.join(work, 'junk.zip');
+    await writeFile(junk, 'not a zip at all');
+    const result = await verifyBundle(junk);
+    expect(result.ok).toBe(false);
+    expect(result.problems.length).toBeGreaterThan(0);
+    expect(existsSync(junk)).toBe(true);
+  });
+});
+
+describe('airt-report bundle and verify BUNDLE.zip', () => {
+  it('builds a bundle from the command line and verifies it, failing on a modified copy', async () => {
+    const io = recordingIO({ cwd: work });
+    const code = await main(
+      [
+        'bundle',
+        '--snapshot',
+        snapshotDir,
+        '--out',
+        'cli.zip',
+        '--report',
+        'reports',
+        '--gate-report',
+        'gate-report.json',
+      ],
+      io,
+    );
+    expect(code).toBe(0);
+    expect(io.out.join('').trim()).toBe(path.join(work, 'cli.zip'));
+    const verify = recordingIO({ cwd: work });
+    expect(await main(['verify', 'cli.zip'], verify)).toBe(0);
+    expect(verify.out.join('')).toMatch(/: OK\n$/);
+    await tamper(
+      path.join(work, 'cli.zip'),
+      path.join(work, 'cli-bad.zip'),
+      (e) => {
+        e['gate-report.json'] = strToU8('{}');
+      },
+      false,
+    );
+    const bad = recordingIO({ cwd: work });
+    expect(await main(['verify', 'cli-bad.zip'], bad)).toBe(1);
+    expect(bad.out.join('')).toContain(
+      'problem   gate-report.json: modified (sha256 does not match SHA256SUMS)',
+    );
+  });
+});
