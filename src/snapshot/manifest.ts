@@ -49,6 +49,12 @@ export const ManifestFileSchema = z.object({
   page: z.int().optional(),
   /** Set when the file was copied from an earlier snapshot instead of fetched (`--since`). */
   reused_from: z.object({ snapshot_id: z.string(), sha256: z.string() }).optional(),
+  /**
+   * Trial files: the assessment's `updated_at` and `status` in the summary the list was fetched for.
+   * `--since` reuses the file in a later snapshot only when both are unchanged and the status is final.
+   */
+  assessment_updated_at: z.string().nullable().optional(),
+  assessment_status: z.string().nullable().optional(),
 });
 export type ManifestFile = z.infer<typeof ManifestFileSchema>;
 

@@ -1,0 +1,97 @@
+/**
+ * `airt-report snapshot`: fetch a workspace into `<out>/<org>/<workspace>/<snapshot_id>/` (see
+ * src/snapshot/take-snapshot.ts). Progress goes to stderr; the last stdout line is the finished
+ * snapshot directory. Exit 3 when the snapshot is partial (some requests failed), still usable.
+ */
+import path from 'node:path';
+import { PartialResultError } from '../../errors.js';
+import { defineCommand } from '../command.js';
+import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
+
+interface SnapshotArgs extends ConnectionArgs {
+  project?: string[] | undefined;
+  out: string;
+  concurrency?: number | undefined;
+  'trials-limit'?: number | undefined;
+  'jailbreaks-only'?: boolean | undefined;
+  since?: string | undefined;
+  resume?: string | undefined;
+  journal?: string | undefined;
+  quiet?: boolean | undefined;
+}
+
+export const snapshotCommand = defineCommand<SnapshotArgs>({
+  command: 'snapshot',
+  describe: 'Fetch a workspace into a verifiable, resumable snapshot directory (prints its path)',
+  builder: (y) =>
+    withConnectionOptions(y)
+      .option('project', {
+        type: 'string',
+        array: true,
+        describe:
+          'Project slug or UUID to include (repeatable); projects of evaluation jobs are always included',
+      })
+      .option('out', { type: 'string', default: 'snapshots', describe: 'Root directory of snapshots' })
+      .option('concurrency', { type: 'number', describe: 'Requests in flight at most [default: 8]' })
+      .option('trials-limit', {
+        type: 'number',
+        describe: 'limit of each trial list, 1-5000 [default: 5000]',
+      })
+      .option('jailbreaks-only', { type: 'boolean', describe: 'Fetch only jailbreak trials' })
+      .option('since', { type: 'string', describe: 'Previous snapshot: copy unchanged trial lists from it' })
+      .option('resume', { type: 'string', describe: 'Continue an unfinished (.partial) or partial snapshot' })
+      .option('journal', { type: 'string', describe: 'Triage journal (JSON Lines) to copy findings from' })
+      .option('quiet', { type: 'boolean', describe: 'No progress output' }),
+  async run(args, io) {
+    const connection = resolveConnection(args, io);
+    const [{ takeSnapshot }, { createProgress }, { neutralizeControls }] = await Promise.all([
+      import('../../snapshot/take-snapshot.js'),
+      import('../../snapshot/progress.js'),
+      import('../../api/error-body.js'),
+    ]);
+    const resolve = (file: string | undefined): string | undefined =>
+      file === undefined ? undefined : path.resolve(io.cwd, file);
+    const progress = createProgress({
+      write: (text) => io.stderr(text),
+      isTTY: io.stderrIsTTY,
+      quiet: args.quiet ?? false,
+      stream: io.stderrIsTTY ? process.stderr : undefined,
+    });
+    const result = await takeSnapshot(
+      {
+        baseUrl: connection.baseUrl,
+        org: connection.org,
+        workspace: connection.workspace,
+        token: connection.token,
+        out: path.resolve(io.cwd, args.out),
+        projects: args.project,
+        concurrency: args.concurrency,
+        trialsLimit: args['trials-limit'],
+        // Only an explicit --jailbreaks-only counts, so --resume keeps the recorded choice.
+        jailbreaksOnly: args['jailbreaks-only'] === true ? true : undefined,
+        since: resolve(args.since),
+        resume: resolve(args.resume),
+        journal: resolve(args.journal),
+      },
+      { signal: io.signal, progress },
+    );
+    const { manifest } = result;
+    if (manifest.warnings.length > 0 && !args.quiet) {
+      const byCode = new Map<string, number>();
+      for (const warning of manifest.warnings) byCode.set(warning.code, (byCode.get(warning.code) ?? 0) + 1);
+      const summary = [...byCode].map(([code, n]) => `${code} ×${n}`).join(', ');
+      io.stderr(
+        `snapshot: ${manifest.warnings.length} warning(s): ${neutralizeControls(summary)} (see manifest.json)\n`,
+      );
+    }
+    io.stdout(`${result.dir}\n`);
+    if (result.status === 'partial') {
+      throw new PartialResultError(
+        `${manifest.failed_requests.length} request(s) failed after retries; the snapshot is marked partial ` +
+          `(see failed_requests in manifest.json) but usable. Fetch what is missing with: ` +
+          `airt-report snapshot --resume ${result.dir}`,
+      );
+    }
+    return 0;
+  },
+});

@@ -1,0 +1,64 @@
+/**
+ * `airt-report verify SNAPSHOT_DIR`: recompute every hash and the root hash of a snapshot against its
+ * manifest. Prints what differs (missing, extra, modified files; root hash) and exits 1 on any
+ * difference, 0 when the snapshot is intact.
+ */
+import path from 'node:path';
+import { EXIT } from '../../errors.js';
+import { defineCommand } from '../command.js';
+
+interface VerifyArgs {
+  dir: string;
+  json?: boolean | undefined;
+}
+
+export const verifyCommand = defineCommand<VerifyArgs>({
+  command: 'verify <dir>',
+  describe: "Check a snapshot directory against its manifest's hashes (exit 1 on any difference)",
+  builder: (y) =>
+    y
+      .positional('dir', { type: 'string', demandOption: true, describe: 'Snapshot directory' })
+      .option('json', { type: 'boolean', describe: 'Print the result as JSON' }),
+  async run(args, io) {
+    if (args.dir.toLowerCase().endsWith('.zip')) {
+      // An audit bundle written by `run` or `bundle` (src/pipeline/verify-bundle.ts).
+      const { verifyBundle, bundleVerificationText } = await import('../../pipeline/verify-bundle.js');
+      const bundle = await verifyBundle(path.resolve(io.cwd, args.dir));
+      io.stdout(args.json ? `${JSON.stringify(bundle, null, 2)}\n` : bundleVerificationText(bundle));
+      return bundle.ok ? EXIT.ok : EXIT.failure;
+    }
+    const [{ verifySnapshot }, { neutralizeControls }] = await Promise.all([
+      import('../../snapshot/verify.js'),
+      import('../../api/error-body.js'),
+    ]);
+    const result = await verifySnapshot(path.resolve(io.cwd, args.dir));
+    if (args.json) {
+      const { manifest: _manifest, ...rest } = result;
+      io.stdout(`${JSON.stringify(rest, null, 2)}\n`);
+      return result.ok ? EXIT.ok : EXIT.failure;
+    }
+    const show = (p: string): string => neutralizeControls(p);
+    const lines: string[] = [];
+    for (const file of result.missing) lines.push(`missing   ${show(file)}`);
+    for (const file of result.extra) lines.push(`extra     ${show(file)}`);
+    for (const file of result.modified) {
+      lines.push(
+        file.reason === 'not_a_file'
+          ? `modified  ${show(file.path)} (not a regular file)`
+          : `modified  ${show(file.path)} (sha256 ${file.actualSha256 ?? '?'} != ${file.expectedSha256})`,
+      );
+    }
+    if (!result.rootHash.ok) {
+      lines.push(
+        `root hash ${result.rootHash.actual} != manifest ${result.rootHash.expected} (manifest edited)`,
+      );
+    }
+    const head = `${show(result.snapshotId)}: ${result.files} files, status ${result.status}`;
+    if (result.ok) {
+      io.stdout(`${head}: OK (root sha256 ${result.rootHash.actual})\n`);
+      return EXIT.ok;
+    }
+    io.stdout(`${lines.join('\n')}\n${head}: FAILED (${lines.length} difference(s))\n`);
+    return EXIT.failure;
+  },
+});

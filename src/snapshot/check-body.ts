@@ -1,0 +1,255 @@
+/**
+ * What the snapshot learns from stored bodies, in two separate steps:
+ *
+ * - **facts** (`read*Facts`): the few values the fetch plan needs next — page totals and project ids,
+ *   a summary's assessments, the service versions. A quick JSON.parse, read defensively from whatever
+ *   arrived, so the next requests start at once.
+ * - **validation** (`checkBody`): tolerant validation against the API schemas. Nothing is rejected:
+ *   problems and unknown keys become manifest entries. It runs in the background, one file at a time,
+ *   and yields to the event loop between array elements so a large body never stalls the requests in
+ *   flight. Trial lists are streamed element by element (json-array-stream.ts): memory stays flat
+ *   however long a list is.
+ */
+import { readFile } from 'node:fs/promises';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { z } from 'zod';
+import { parseTolerant, type SchemaIssue } from '../api/parse.js';
+import {
+  AssessmentDetailSchema,
+  ConfigResponseSchema,
+  EvaluationJobListSchema,
+  FindingDetailSchema,
+  ProjectSummarySchema,
+  TrialListSchema,
+  TrialResultSchema,
+} from '../api/schemas.js';
+import { forEachArrayElement, JsonSyntaxError, NotAnArrayError } from './json-array-stream.js';
+import type { FileKind } from './manifest.js';
+
+/** Issues kept per file; `issues_total` still counts them all. */
+export const MAX_ISSUES_PER_FILE = 50;
+
+/** What validation found in one body. */
+export interface BodyCheck {
+  records: number | null;
+  issues: SchemaIssue[];
+  issuesTotal: number;
+  unknownKeys: string[];
+}
+
+export interface ConfigFacts {
+  apiVersion: string | null;
+  appVersion: string | null;
+}
+
+export interface PageFacts {
+  total: number | null;
+  jobIds: string[];
+  projectIds: string[];
+}
+
+/** The identity and change markers of one assessment, as `--since` compares them. */
+export interface AssessmentRef {
+  id: string;
+  updatedAt: string | null;
+  status: string | null;
+}
+
+export interface SummaryFacts {
+  projectId: string | null;
+  assessments: AssessmentRef[];
+}
+
+class IssueCollector {
+  readonly issues: SchemaIssue[] = [];
+  total = 0;
+  readonly unknownKeys = new Set<string>();
+  add(issues: readonly SchemaIssue[], pathPrefix?: string): void {
+    for (const issue of issues) {
+      if (this.issues.length < MAX_ISSUES_PER_FILE) {
+        this.issues.push(pathPrefix ? { ...issue, path: issue.path.replace(/^\$/, pathPrefix) } : issue);
+      }
+      this.total++;
+    }
+  }
+  addUnknown(keys: readonly string[], pathPrefix?: string): void {
+    for (const key of keys) this.unknownKeys.add(pathPrefix ? key.replace(/^\$/, pathPrefix) : key);
+  }
+  check(schema: z.ZodType, data: unknown, issuePrefix?: string, keyPrefix?: string): void {
+    const parsed = parseTolerant(schema, data);
+    this.add(parsed.issues, issuePrefix);
+    this.addUnknown(parsed.unknownKeys, keyPrefix);
+  }
+  result(records: number | null): BodyCheck {
+    return {
+      records,
+      issues: this.issues,
+      issuesTotal: this.total,
+      unknownKeys: [...this.unknownKeys].sort(),
+    };
+  }
+}
+
+function invalidJson(message: string): SchemaIssue {
+  return { path: '$', message: `not valid JSON: ${message}`, code: 'invalid_json' };
+}
+
+async function readJson(
+  file: string,
+): Promise<{ ok: true; data: unknown } | { ok: false; issue: SchemaIssue }> {
+  const text = await readFile(file, 'utf8');
+  try {
+    return { ok: true, data: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { ok: false, issue: invalidJson((error as Error).message) };
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+async function readObject(file: string): Promise<Record<string, unknown>> {
+  const body = await readJson(file);
+  return body.ok && isRecord(body.data) ? body.data : {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Facts
+// ---------------------------------------------------------------------------------------------
+
+/** Versions from GET /api/v1/config. */
+export async function readConfigFacts(file: string): Promise<ConfigFacts> {
+  const data = await readObject(file);
+  return { apiVersion: stringOrNull(data.api_version), appVersion: stringOrNull(data.app_version) };
+}
+
+/** Total, job ids and project ids of one evaluation page. */
+export async function readPageFacts(file: string): Promise<PageFacts> {
+  const data = await readObject(file);
+  const items = Array.isArray(data.items) ? data.items : [];
+  const jobIds: string[] = [];
+  const projectIds: string[] = [];
+  for (const item of items) {
+    if (!isRecord(item)) continue;
+    if (typeof item.id === 'string') jobIds.push(item.id);
+    if (typeof item.project_id === 'string' && item.project_id !== '') projectIds.push(item.project_id);
+  }
+  const total = typeof data.total === 'number' && Number.isInteger(data.total) ? data.total : null;
+  return { total, jobIds, projectIds };
+}
+
+/** Project id and assessments (id, updated_at, status) of a project summary. */
+export async function readSummaryFacts(file: string): Promise<SummaryFacts> {
+  const data = await readObject(file);
+  const list = Array.isArray(data.assessments) ? data.assessments : [];
+  const assessments: AssessmentRef[] = [];
+  for (const item of list) {
+    if (!isRecord(item) || typeof item.id !== 'string' || item.id === '') continue;
+    assessments.push({
+      id: item.id,
+      updatedAt: stringOrNull(item.updated_at),
+      status: stringOrNull(item.status),
+    });
+  }
+  return { projectId: stringOrNull(data.project_id), assessments };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+// ---------------------------------------------------------------------------------------------
+
+/** Trial lists up to this size are read whole: cheaper than streaming, and memory stays small. */
+const STREAM_TRIALS_ABOVE_BYTES = 1024 * 1024;
+
+/**
+ * Validates a stored body of `kind` (`bytes`: its size, when known). Never throws for bad content;
+ * only for I/O errors.
+ */
+export async function checkBody(kind: FileKind, file: string, bytes?: number): Promise<BodyCheck> {
+  if (kind === 'trials' && (bytes === undefined || bytes > STREAM_TRIALS_ABOVE_BYTES))
+    return streamTrials(file);
+  const collector = new IssueCollector();
+  const body = await readJson(file);
+  if (!body.ok) {
+    collector.add([body.issue]);
+    return collector.result(null);
+  }
+  const data = body.data;
+  switch (kind) {
+    case 'trials':
+      return checkTrialArray(data, collector);
+    case 'config':
+      collector.check(ConfigResponseSchema, data);
+      return collector.result(1);
+    case 'finding':
+      collector.check(FindingDetailSchema, data);
+      return collector.result(1);
+    case 'evaluations_page': {
+      collector.check(EvaluationJobListSchema, data);
+      const items = isRecord(data) && Array.isArray(data.items) ? data.items.length : null;
+      return collector.result(items);
+    }
+    case 'project_summary':
+      return checkSummary(data, collector);
+  }
+}
+
+/**
+ * A summary is validated one assessment at a time (the bulk of a large summary), yielding between
+ * them, then the rest of the object with the assessments left out.
+ */
+async function checkSummary(data: unknown, collector: IssueCollector): Promise<BodyCheck> {
+  if (!isRecord(data) || !Array.isArray(data.assessments)) {
+    collector.check(ProjectSummarySchema, data);
+    return collector.result(null);
+  }
+  const assessments: unknown[] = data.assessments;
+  for (let i = 0; i < assessments.length; i++) {
+    collector.check(AssessmentDetailSchema, assessments[i], `$.assessments[${i}]`, '$.assessments[*]');
+    await yieldToEventLoop();
+  }
+  collector.check(ProjectSummarySchema, { ...data, assessments: [] });
+  return collector.result(assessments.length);
+}
+
+/**
+ * A trial list already in memory. Like the streamed path: issue paths get the element index
+ * (`$[12].score`), unknown keys the array wildcard (`$[*].new_field`), as TrialListSchema reports them.
+ */
+function checkTrialArray(data: unknown, collector: IssueCollector): BodyCheck {
+  if (!Array.isArray(data)) {
+    collector.check(TrialListSchema, data);
+    return collector.result(null);
+  }
+  data.forEach((element, index) => collector.check(TrialResultSchema, element, `$[${index}]`, '$[*]'));
+  return collector.result(data.length);
+}
+
+/** GET …/traces/trials of any size, one element at a time from a stream. */
+async function streamTrials(file: string): Promise<BodyCheck> {
+  const collector = new IssueCollector();
+  try {
+    const count = await forEachArrayElement(file, (element, index) => {
+      collector.check(TrialResultSchema, element, `$[${index}]`, '$[*]');
+    });
+    return collector.result(count);
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) {
+      collector.add([invalidJson(`${error.message} (byte ${error.offset})`)]);
+      return collector.result(null);
+    }
+    if (!(error instanceof NotAnArrayError)) throw error;
+  }
+  // Not an array: other JSON (schema drift) or not JSON at all; either way small enough to read whole.
+  const body = await readJson(file);
+  if (!body.ok) {
+    collector.add([body.issue]);
+    return collector.result(null);
+  }
+  return checkTrialArray(body.data, collector);
+}

@@ -1,0 +1,256 @@
+/**
+ * Gets one file of a snapshot into the working directory, whichever way is cheapest and still
+ * trustworthy — reuse from an interrupted run (hash vouched by the journal), copy from `--since`
+ * (hash vouched by PREV's manifest), or a fetch — reads the facts the plan needs next, and queues the
+ * file's validation, which runs in the background and completes its manifest entry.
+ * A request that fails for good becomes a `failed_requests` entry; errors that make going on
+ * pointless (401, 426, an abort) stop the whole run.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { ApiClient } from '../api/client-types.js';
+import {
+  ApiError,
+  HttpError,
+  isAuthenticationError,
+  isNotFoundError,
+  isUpgradeRequiredError,
+} from '../api/errors.js';
+import { checkBody } from './check-body.js';
+import type { FetchTarget } from './fetch-plan.js';
+import { fetchToFile } from './fetch-to-file.js';
+import { copyFileVerified, hashFile } from './hash-file.js';
+import type { JournalFile, JournalWriter } from './journal.js';
+import type { FailedRequest, ManifestFile } from './manifest.js';
+import type { ProgressReporter } from './progress.js';
+import { resolveInside } from './safe-path.js';
+
+/** Stops every task of a run once one of them hits an error that makes going on pointless. */
+export class RunStopper {
+  private readonly controller = new AbortController();
+  private fatalError: unknown;
+  constructor(outer?: AbortSignal) {
+    if (outer?.aborted) this.controller.abort(outer.reason);
+    outer?.addEventListener('abort', () => this.stop(outer.reason), { once: true });
+  }
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+  get stopped(): boolean {
+    return this.controller.signal.aborted;
+  }
+  /** The first error that stopped the run (the abort reason for an outside abort). */
+  get error(): unknown {
+    return this.fatalError ?? (this.controller.signal.reason as unknown);
+  }
+  stop(error: unknown): void {
+    if (this.stopped) return;
+    this.fatalError = error;
+    this.controller.abort(error);
+  }
+}
+
+/** Errors after which no further request can succeed: wrong token, outdated client. */
+export function isFatalApiError(error: unknown): boolean {
+  return isAuthenticationError(error) || isUpgradeRequiredError(error);
+}
+
+export interface ObtainOptions {
+  /** Return 'not_found' for a 404 instead of recording a failure (missing projects are a warning). */
+  notFoundIsResult?: boolean;
+  /** A `--since` source to copy instead of fetching. */
+  reuse?: { source: string; file: ManifestFile; snapshotId: string };
+  /** Extra manifest fields (e.g. the assessment's updated_at and status for --since). */
+  extra?: Partial<ManifestFile>;
+}
+
+export type Obtained<F> = { stored: JournalFile; facts: F } | 'not_found' | 'failed';
+
+export interface FileStoreOptions {
+  dir: string;
+  client: ApiClient;
+  journal: JournalWriter;
+  progress: ProgressReporter;
+  stopper: RunStopper;
+  now: () => Date;
+  concurrency: number;
+  /** Files an interrupted run finished, by path (from its journal). */
+  finished: ReadonlyMap<string, JournalFile>;
+}
+
+export class FileStore {
+  /** Validated files: the manifest's `files`, complete once `drain()` resolved. */
+  readonly entries = new Map<string, ManifestFile>();
+  /** Files on disk under their final name in this run (validated or not yet). */
+  readonly stored = new Set<string>();
+  readonly failures: FailedRequest[] = [];
+  private readonly io: LimitFunction;
+  /** Validation runs one file at a time in the background: memory stays flat, requests keep flowing. */
+  private readonly checks: LimitFunction = pLimit(1);
+  private readonly pendingChecks: Promise<void>[] = [];
+  private readonly createdDirs = new Set<string>();
+
+  constructor(private readonly options: FileStoreOptions) {
+    // The client bounds requests in flight; twice as many slots here let one request's fsync and
+    // rename overlap the next request instead of idling a connection.
+    this.io = pLimit(options.concurrency * 2);
+  }
+
+  /** Absolute path of a snapshot-relative file, proven to stay inside the working directory. */
+  resolve(relative: string): string {
+    return resolveInside(this.options.dir, relative);
+  }
+
+  /** Creates the directory of `file` (once per directory). */
+  async ensureDir(file: string): Promise<void> {
+    const dir = path.dirname(file);
+    if (this.createdDirs.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    this.createdDirs.add(dir);
+  }
+
+  /**
+   * Stores `target` (reused, copied or fetched), reads its facts with `facts` and queues its
+   * validation. Resolves to the stored file and the facts, 'not_found', or 'failed' (recorded).
+   * Rejects only when the run must stop.
+   */
+  async obtain<F = null>(
+    target: FetchTarget,
+    facts?: (file: string) => Promise<F>,
+    options: ObtainOptions = {},
+  ): Promise<Obtained<F>> {
+    const { stopper, progress } = this.options;
+    let stored: JournalFile;
+    const file = this.resolve(target.file);
+    try {
+      stored = await this.io(async () => {
+        if (stopper.stopped) throw stopper.error;
+        await this.ensureDir(file);
+        return (
+          (await this.reuseFinished(target, file)) ??
+          (await this.copyFromSince(target, file, options)) ??
+          (await this.fetch(target, file, options))
+        );
+      });
+    } catch (error) {
+      if (stopper.stopped) throw stopper.error;
+      if (isFatalApiError(error)) {
+        stopper.stop(error);
+        throw error;
+      }
+      if (!(error instanceof ApiError)) throw error;
+      if (options.notFoundIsResult && isNotFoundError(error)) {
+        progress.done(0);
+        return 'not_found';
+      }
+      this.recordFailure(target, error);
+      return 'failed';
+    }
+    await this.record(stored);
+    return { stored, facts: facts ? await facts(file) : (null as F) };
+  }
+
+  /**
+   * Journals a file that is on disk under its final name and queues its validation; its manifest
+   * entry appears when validation is done. Also used for files that did not come from a request
+   * (findings copied from the triage journal).
+   */
+  async record(stored: JournalFile): Promise<void> {
+    this.stored.add(stored.path);
+    await this.options.journal.append(stored);
+    const file = this.resolve(stored.path);
+    const validation = this.checks(async () => {
+      if (this.options.stopper.stopped) return;
+      const check = await checkBody(stored.kind, file, stored.bytes);
+      this.entries.set(stored.path, {
+        ...stored,
+        records: check.records,
+        issues: check.issues,
+        issues_total: check.issuesTotal,
+        unknown_keys: check.unknownKeys,
+      });
+    });
+    // Observed here so a failure stops the run at once instead of waiting for drain().
+    validation.catch((error: unknown) => this.options.stopper.stop(error));
+    this.pendingChecks.push(validation);
+  }
+
+  /** Waits for every queued validation; rethrows what stopped the run, if anything did. */
+  async drain(): Promise<void> {
+    await Promise.allSettled(this.pendingChecks);
+    if (this.options.stopper.stopped) throw this.options.stopper.error;
+  }
+
+  private base(
+    target: FetchTarget,
+    options: ObtainOptions,
+  ): Omit<JournalFile, 'sha256' | 'bytes' | 'status' | 'fetched_at'> {
+    const identity = Object.fromEntries(Object.entries(target.identity).filter(([, v]) => v !== undefined));
+    return {
+      path: target.file,
+      kind: target.kind,
+      request: { method: target.request.method, path: target.requestPath },
+      ...identity,
+      ...options.extra,
+    };
+  }
+
+  /** A file an interrupted run finished: reused when its hash still matches the journal. */
+  private async reuseFinished(target: FetchTarget, file: string): Promise<JournalFile | undefined> {
+    const previous = this.options.finished.get(target.file);
+    if (!previous || previous.request?.path !== target.requestPath) return undefined;
+    const digest = await hashFile(file);
+    if (!digest || digest.sha256 !== previous.sha256 || digest.bytes !== previous.bytes) return undefined;
+    this.options.progress.reused(digest.bytes);
+    return previous;
+  }
+
+  private async copyFromSince(
+    target: FetchTarget,
+    file: string,
+    options: ObtainOptions,
+  ): Promise<JournalFile | undefined> {
+    const reuse = options.reuse;
+    if (!reuse) return undefined;
+    const digest = await copyFileVerified(reuse.source, file, reuse.file.sha256, { syncDir: false });
+    if (!digest) return undefined;
+    this.options.progress.reused(digest.bytes);
+    return {
+      ...this.base(target, options),
+      sha256: digest.sha256,
+      bytes: digest.bytes,
+      status: reuse.file.status,
+      fetched_at: reuse.file.fetched_at,
+      reused_from: { snapshot_id: reuse.snapshotId, sha256: reuse.file.sha256 },
+    };
+  }
+
+  private async fetch(target: FetchTarget, file: string, options: ObtainOptions): Promise<JournalFile> {
+    const body = await fetchToFile(this.options.client, target.request, file);
+    this.options.progress.done(body.bytes);
+    return {
+      ...this.base(target, options),
+      sha256: body.sha256,
+      bytes: body.bytes,
+      status: body.status,
+      fetched_at: this.options.now().toISOString(),
+    };
+  }
+
+  private recordFailure(target: FetchTarget, error: ApiError): void {
+    this.options.progress.failed();
+    const failure: FailedRequest = {
+      method: target.request.method,
+      path: target.requestPath,
+      kind: target.kind,
+      file: target.file,
+      status: error instanceof HttpError ? error.status : null,
+      error: error.message,
+      attempts: error.attempts,
+    };
+    if (target.identity.project !== undefined) failure.project = target.identity.project;
+    if (target.identity.assessment_id !== undefined) failure.assessment_id = target.identity.assessment_id;
+    this.failures.push(failure);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * `--resume DIR`: turns an unfinished snapshot back into a working directory the snapshot pipeline
+ * can continue. Accepts the `<id>.partial` directory an interrupted or killed run left, or a finished
+ * snapshot whose status is `partial` (some requests failed). The pipeline then runs as usual and
+ * reuses every file whose hash the journal vouches for, so only missing or failed requests are sent.
+ *
+ * For a finished partial snapshot the manifest's file list becomes the journal, then the manifest is
+ * removed and the directory renamed back to `<id>.partial`: at no point does a directory look finished
+ * while it is being changed.
+ */
+import { rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { UsageError } from '../errors.js';
+import {
+  JournalMissingError,
+  journalHeader,
+  readJournal,
+  startJournal,
+  type JournalFile,
+  type JournalHeader,
+} from './journal.js';
+import { MANIFEST_FILE, type Manifest } from './manifest.js';
+import { PARTIAL_SUFFIX } from './snapshot-id.js';
+import { readManifest } from './verify.js';
+import { removeStaleTempFiles, syncDirectory } from './write-atomic.js';
+
+export interface ResumePoint {
+  /** The `<id>.partial` working directory. */
+  partialDir: string;
+  snapshotId: string;
+  header: JournalHeader;
+  /** Files the earlier run finished, by path; each is reused only if its hash still matches. */
+  finished: Map<string, JournalFile>;
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return false;
+      throw error;
+    },
+  );
+}
+
+function journalFromManifest(manifest: Manifest): { header: JournalHeader; files: JournalFile[] } {
+  const header = journalHeader({
+    snapshot_id: manifest.snapshot_id,
+    org: manifest.org,
+    workspace: manifest.workspace,
+    base_url: manifest.base_url,
+    started_at: manifest.started_at,
+    options: manifest.options,
+  });
+  const files = manifest.files.map((entry) => {
+    const { issues: _issues, issues_total: _total, unknown_keys: _keys, records: _records, ...file } = entry;
+    return file;
+  });
+  return { header, files };
+}
+
+/**
+ * Prepares `dir` for resuming; throws a UsageError saying why when it cannot be resumed. `accept` sees
+ * the recorded run (org, workspace, options) before anything on disk is changed, and may throw.
+ */
+export async function prepareResume(
+  dir: string,
+  accept: (header: JournalHeader) => void = () => undefined,
+): Promise<ResumePoint> {
+  let root = path.resolve(dir);
+  const stats = await stat(root).catch(() => undefined);
+  if (!stats?.isDirectory()) {
+    throw new UsageError(
+      `--resume ${dir}: no such directory. Pass the <id>.partial directory snapshot printed.`,
+    );
+  }
+  const hasManifest = await exists(path.join(root, MANIFEST_FILE));
+  if (hasManifest && !root.endsWith(PARTIAL_SUFFIX)) {
+    const manifest = await readManifest(root);
+    if (manifest.status === 'complete') {
+      throw new UsageError(`--resume ${dir}: this snapshot is complete; there is nothing to resume.`);
+    }
+    const { header, files } = journalFromManifest(manifest);
+    accept(header);
+    const writer = await startJournal(root, header, files);
+    await writer.close();
+    await rm(path.join(root, MANIFEST_FILE));
+    await syncDirectory(root);
+  }
+  let journal: Awaited<ReturnType<typeof readJournal>>;
+  try {
+    journal = await readJournal(root);
+  } catch (error) {
+    if (error instanceof JournalMissingError) {
+      throw new UsageError(
+        `--resume ${dir}: not a resumable snapshot (${error.message}). Start a new snapshot instead.`,
+      );
+    }
+    throw error;
+  }
+  accept(journal.header);
+  // A .partial never keeps a manifest (a crash may not leave one that looks finished).
+  if (hasManifest && root.endsWith(PARTIAL_SUFFIX)) await rm(path.join(root, MANIFEST_FILE));
+  if (!root.endsWith(PARTIAL_SUFFIX)) {
+    const partialDir = root + PARTIAL_SUFFIX;
+    if (await exists(partialDir)) {
+      throw new UsageError(`--resume ${dir}: ${partialDir} exists too; resume that one or remove it.`);
+    }
+    await rename(root, partialDir);
+    await syncDirectory(path.dirname(root));
+    root = partialDir;
+  }
+  await removeStaleTempFiles(root);
+  return {
+    partialDir: root,
+    snapshotId: journal.header.snapshot_id,
+    header: journal.header,
+    finished: journal.files,
+  };
+}

@@ -1,0 +1,355 @@
+/**
+ * Phases 1-5 of a snapshot (see the diagram in take-snapshot.ts): what to fetch, in which order, and
+ * which warnings the bodies give rise to. Storage, reuse, validation and failure recording live in
+ * FileStore.
+ *
+ * Trial lists start as soon as their summary is stored, so the connections never idle between
+ * phases; which project "owns" an assessment listed by two projects is settled afterwards, in the
+ * fixed project order, so the manifest does not depend on which response arrived first.
+ */
+import { createHash } from 'node:crypto';
+import { InvalidPathSegmentError } from '../api/paths.js';
+import {
+  readConfigFacts,
+  readPageFacts,
+  readSummaryFacts,
+  type AssessmentRef,
+  type ConfigFacts,
+  type PageFacts,
+  type SummaryFacts,
+} from './check-body.js';
+import {
+  configTarget,
+  evaluationPageCount,
+  evaluationPageTarget,
+  findingFile,
+  projectDir,
+  projectKeysFromJobs,
+  summaryTarget,
+  trialsTarget,
+  type FetchTarget,
+} from './fetch-plan.js';
+import type { FileStore, RunStopper } from './file-store.js';
+import type { Manifest, ManifestWarning } from './manifest.js';
+import type { ProgressReporter } from './progress.js';
+import { reusableTrialFile, type PreviousSnapshot } from './since.js';
+import { readTriagedFindings } from './triage-findings.js';
+import { writeFileAtomic } from './write-atomic.js';
+
+/** Rounds of "the total grew, fetch the new pages" before we stop chasing a moving listing. */
+const MAX_PAGE_ROUNDS = 5;
+
+export interface PhaseContext {
+  org: string;
+  workspace: string;
+  options: Manifest['options'];
+  journalFile: string | undefined;
+  store: FileStore;
+  stopper: RunStopper;
+  progress: ProgressReporter;
+  previous: PreviousSnapshot | undefined;
+  /** Set by phase 1 (for the 426 message). */
+  versions?: ConfigFacts;
+}
+
+export interface PhaseOutcome {
+  apiVersion: string | null;
+  appVersion: string | null;
+  projects: Manifest['projects'];
+  warnings: ManifestWarning[];
+}
+
+interface ProjectOutcome {
+  key: string;
+  fromJobs: boolean;
+  status: 'ok' | 'not_found' | 'failed';
+  facts: SummaryFacts | undefined;
+}
+
+function projectIdOf(project: ProjectOutcome): string | null {
+  return project.facts?.projectId ?? (project.fromJobs ? project.key : null);
+}
+
+/**
+ * Waits for every task (a failing one stops the others through the stopper) and rethrows what
+ * stopped the run, so no task is still writing when the caller cleans up.
+ */
+async function settle<T>(context: PhaseContext, tasks: readonly Promise<T>[]): Promise<T[]> {
+  const results = await Promise.allSettled(
+    tasks.map((task) =>
+      task.catch((error: unknown) => {
+        context.stopper.stop(error);
+        throw error;
+      }),
+    ),
+  );
+  if (context.stopper.stopped) throw context.stopper.error;
+  return results.map((result) => {
+    if (result.status === 'rejected') throw result.reason;
+    return result.value;
+  });
+}
+
+export async function runPhases(context: PhaseContext): Promise<PhaseOutcome> {
+  const warnings: ManifestWarning[] = [];
+  const { store, progress } = context;
+
+  // 1 · config (no token; versions for the manifest and for a 426 message)
+  progress.plan(1);
+  const [config] = await settle(context, [store.obtain(configTarget(), readConfigFacts)]);
+  const versions: ConfigFacts =
+    typeof config === 'object' ? config.facts : { apiVersion: null, appVersion: null };
+  context.versions = versions;
+
+  // 2 · evaluation pages
+  const jobProjectIds = await evaluationPages(context, warnings);
+
+  // 3 + 4 · summaries (--project keys first, then job project ids not already covered), each
+  // summary's trial lists started as soon as it is stored
+  const trials = new TrialLists(context);
+  const projects = await summaries(context, context.options.projects, false, trials);
+  const covered = new Set<string>(context.options.projects);
+  for (const project of projects) if (project.facts?.projectId) covered.add(project.facts.projectId);
+  projects.push(...(await summaries(context, projectKeysFromJobs(jobProjectIds, covered), true, trials)));
+  await settle(context, trials.tasks);
+
+  // 5 · findings from the triage journal
+  if (context.journalFile) await findings(context, context.journalFile, warnings);
+
+  await store.drain();
+  settleOwnership(context, projects, warnings);
+  for (const project of projects) {
+    if (project.status === 'not_found') {
+      warnings.push({
+        code: 'project_not_found',
+        message: `Project ${JSON.stringify(project.key)} returned 404 not found; it is not in this snapshot.`,
+        project: project.key,
+      });
+    }
+  }
+  for (const entry of store.entries.values()) {
+    if (entry.kind === 'trials' && entry.records === context.options.trials_limit) {
+      warnings.push({
+        code: 'possibly_truncated',
+        message:
+          `The trial list of assessment ${entry.assessment_id ?? '?'} has exactly --trials-limit ` +
+          `(${context.options.trials_limit}) entries and may be cut off.`,
+        path: entry.path,
+        ...(entry.project !== undefined ? { project: entry.project } : {}),
+        ...(entry.assessment_id !== undefined ? { assessment_id: entry.assessment_id } : {}),
+      });
+    }
+  }
+
+  return {
+    apiVersion: versions.apiVersion,
+    appVersion: versions.appVersion,
+    projects: projects.map((p) => ({
+      key: p.key,
+      dir: projectDir(p.key),
+      project_id: projectIdOf(p),
+      status: p.status,
+      assessments: p.facts?.assessments.length ?? 0,
+    })),
+    warnings,
+  };
+}
+
+/** Fetches every page; returns the project ids of all jobs, in page order. */
+async function evaluationPages(context: PhaseContext, warnings: ManifestWarning[]): Promise<string[]> {
+  const { store, progress, org, workspace } = context;
+  const pages = new Map<number, PageFacts>();
+  const fetchPages = async (from: number, to: number): Promise<void> => {
+    const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    progress.plan(numbers.length);
+    const results = await settle(
+      context,
+      numbers.map((page) => store.obtain(evaluationPageTarget(org, workspace, page), readPageFacts)),
+    );
+    results.forEach((result, i) => {
+      if (typeof result === 'object') pages.set(numbers[i]!, result.facts);
+    });
+  };
+
+  await fetchPages(1, 1);
+  const first = pages.get(1);
+  if (!first) return [];
+  let fetched = 1;
+  for (let round = 0; round < MAX_PAGE_ROUNDS; round++) {
+    const largestTotal = Math.max(...[...pages.values()].map((p) => p.total ?? 0));
+    const wanted = evaluationPageCount(largestTotal);
+    if (wanted <= fetched) break;
+    await fetchPages(fetched + 1, wanted);
+    fetched = wanted;
+  }
+
+  const ordered = [...pages.entries()].sort(([a], [b]) => a - b);
+  for (const [page, facts] of ordered) {
+    if (facts.total !== first.total) {
+      warnings.push({
+        code: 'total_changed',
+        message: `The evaluation job total changed while paging: page 1 said ${first.total}, page ${page} said ${facts.total}.`,
+        path: evaluationPageTarget(org, workspace, page).file,
+      });
+    }
+  }
+  const seen = new Set<string>();
+  const duplicates = new Set<string>();
+  const projectIds: string[] = [];
+  for (const [, facts] of ordered) {
+    for (const id of facts.jobIds) {
+      if (seen.has(id)) duplicates.add(id);
+      seen.add(id);
+    }
+    projectIds.push(...facts.projectIds);
+  }
+  for (const id of [...duplicates].sort()) {
+    warnings.push({
+      code: 'duplicate_id',
+      message: `Evaluation job ${id} appears on more than one page (the listing changed while paging).`,
+    });
+  }
+  return projectIds;
+}
+
+async function summaries(
+  context: PhaseContext,
+  keys: readonly string[],
+  fromJobs: boolean,
+  trials: TrialLists,
+): Promise<ProjectOutcome[]> {
+  const { store, progress, org, workspace } = context;
+  const targets: { key: string; target: FetchTarget }[] = [];
+  for (const key of keys) {
+    try {
+      targets.push({ key, target: summaryTarget(org, workspace, key) });
+    } catch (error) {
+      // A project id from the API that cannot be a path segment ('..'): not requestable, so skipped.
+      if (!(error instanceof InvalidPathSegmentError)) throw error;
+    }
+  }
+  progress.plan(targets.length);
+  return settle(
+    context,
+    targets.map(async ({ key, target }): Promise<ProjectOutcome> => {
+      const result = await store.obtain(target, readSummaryFacts, { notFoundIsResult: true });
+      if (result === 'not_found' || result === 'failed')
+        return { key, fromJobs, status: result, facts: undefined };
+      const project: ProjectOutcome = { key, fromJobs, status: 'ok', facts: result.facts };
+      trials.start(project);
+      return project;
+    }),
+  );
+}
+
+/** Starts the trial list of every assessment once (the first summary to list it wins the race). */
+class TrialLists {
+  readonly tasks: Promise<unknown>[] = [];
+  private readonly claimed = new Set<string>();
+  constructor(private readonly context: PhaseContext) {}
+
+  start(project: ProjectOutcome): void {
+    const { store, progress, org, workspace, options, previous } = this.context;
+    const planned: { target: FetchTarget; assessment: AssessmentRef }[] = [];
+    for (const assessment of project.facts?.assessments ?? []) {
+      if (this.claimed.has(assessment.id)) continue;
+      this.claimed.add(assessment.id);
+      try {
+        const target = trialsTarget(
+          org,
+          workspace,
+          assessment.id,
+          { limit: options.trials_limit, jailbreaksOnly: options.jailbreaks_only },
+          { key: project.key, id: projectIdOf(project) },
+        );
+        planned.push({ target, assessment });
+      } catch (error) {
+        if (!(error instanceof InvalidPathSegmentError)) throw error;
+      }
+    }
+    progress.plan(planned.length);
+    for (const { target, assessment } of planned) {
+      const reusable = previous ? reusableTrialFile(previous, assessment, target.requestPath) : undefined;
+      this.tasks.push(
+        store.obtain(target, undefined, {
+          extra: { assessment_updated_at: assessment.updatedAt, assessment_status: assessment.status },
+          ...(reusable && previous ? { reuse: { ...reusable, snapshotId: previous.snapshotId } } : {}),
+        }),
+      );
+    }
+  }
+}
+
+/**
+ * An assessment listed by several projects belongs to the first of them in project order (flags as
+ * given, then job project ids sorted); its trial file and any failure are labelled accordingly and a
+ * duplicate_id warning names both projects.
+ */
+function settleOwnership(
+  context: PhaseContext,
+  projects: readonly ProjectOutcome[],
+  warnings: ManifestWarning[],
+): void {
+  const owner = new Map<string, ProjectOutcome>();
+  for (const project of projects) {
+    for (const assessment of project.facts?.assessments ?? []) {
+      const first = owner.get(assessment.id);
+      if (!first) {
+        owner.set(assessment.id, project);
+        continue;
+      }
+      if (first === project) continue;
+      warnings.push({
+        code: 'duplicate_id',
+        message:
+          `Assessment ${assessment.id} appears in projects ${JSON.stringify(first.key)} and ` +
+          `${JSON.stringify(project.key)}; its trials are stored once, under the first.`,
+        project: project.key,
+        assessment_id: assessment.id,
+      });
+    }
+  }
+  const { store } = context;
+  for (const [file, entry] of store.entries) {
+    const project =
+      entry.kind === 'trials' && entry.assessment_id ? owner.get(entry.assessment_id) : undefined;
+    if (project)
+      store.entries.set(file, { ...entry, project: project.key, project_id: projectIdOf(project) });
+  }
+  for (const failure of store.failures) {
+    const project = failure.assessment_id ? owner.get(failure.assessment_id) : undefined;
+    if (project) failure.project = project.key;
+  }
+}
+
+async function findings(
+  context: PhaseContext,
+  journalFile: string,
+  warnings: ManifestWarning[],
+): Promise<void> {
+  const { store, org, workspace } = context;
+  const triaged = await readTriagedFindings(journalFile, org, workspace);
+  if (triaged.skippedLines > 0) {
+    warnings.push({
+      code: 'journal_lines_skipped',
+      message: `${triaged.skippedLines} line(s) of the triage journal were not airt-triage/1 records and were skipped.`,
+    });
+  }
+  for (const finding of triaged.findings) {
+    const relative = findingFile(finding.findingId);
+    const file = store.resolve(relative);
+    await store.ensureDir(file);
+    const text = JSON.stringify(finding.finding, null, 2) + '\n';
+    await writeFileAtomic(file, text, { syncDir: false });
+    await store.record({
+      path: relative,
+      kind: 'finding',
+      sha256: createHash('sha256').update(text, 'utf8').digest('hex'),
+      bytes: Buffer.byteLength(text, 'utf8'),
+      request: null,
+      status: finding.httpStatus,
+      fetched_at: finding.time,
+      finding_id: finding.findingId,
+    });
+  }
+}

@@ -1,0 +1,323 @@
+/**
+ * `takeSnapshot`: fetches a workspace into a verifiable, atomic, resumable snapshot directory.
+ *
+ * ```
+ *  prepare ── new <id>.partial/  or  --resume DIR (journal of finished files)  [+ --since PREV manifest]
+ *     │
+ *  1 config ─────────── GET /api/v1/config (no token) → api/app versions
+ *     │
+ *  2 evaluations ────── page 1 → total → pages 2..n concurrently (more if total grew; bounded)
+ *     │                 → project ids, total_changed / duplicate_id warnings
+ *  3 summaries ──────── --project keys, then job project ids not already covered (404 → warning)
+ *     │
+ *  4 trials ─────────── every assessment of every summary (reuse: journal ▸ --since ▸ fetch)
+ *     │                 → possibly_truncated when a list is exactly --trials-limit long
+ *  5 findings ───────── latest FindingDetail per finding from the triage journal (--journal)
+ *     │
+ *  6 publish ────────── sweep, fsync, rename to <id>/, manifest.json last, journal removed
+ * ```
+ * Every body is streamed to a temp file, fsynced and renamed (fetch-to-file.ts), validated from disk
+ * (check-body.ts) and journaled, so an interruption at any point loses at most the requests in flight.
+ * A request that fails after the client's retries is recorded and the snapshot ends `partial`;
+ * 401, 426 and an abort (SIGINT) stop the run and keep the `.partial` directory for `--resume`.
+ */
+import { constants } from 'node:fs';
+import { access, mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { createApiClient } from '../api/client.js';
+import type { ApiClientOptions } from '../api/client-types.js';
+import { isUpgradeRequiredError } from '../api/errors.js';
+import type { RetryPolicy } from '../api/retry.js';
+import { neutralizeControls } from '../api/error-body.js';
+import { CliError, UsageError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { buildManifest } from './build-manifest.js';
+import { DEFAULT_TRIALS_LIMIT, configTarget, summaryTarget } from './fetch-plan.js';
+import { FileStore, RunStopper } from './file-store.js';
+import {
+  journalHeader,
+  startJournal,
+  type JournalFile,
+  type JournalHeader,
+  type JournalWriter,
+} from './journal.js';
+import type { Manifest } from './manifest.js';
+import { createProgress, type ProgressReporter } from './progress.js';
+import { prepareResume } from './resume.js';
+import { safeSegment } from './safe-path.js';
+import { loadPreviousSnapshot, type PreviousSnapshot } from './since.js';
+import { reserveSnapshotDir } from './snapshot-id.js';
+import { runPhases, type PhaseContext } from './snapshot-phases.js';
+import { publishSnapshot } from './publish.js';
+
+/** What to snapshot and how; one-line meaning and default on each field. */
+export interface SnapshotOptions {
+  /** Service address. */
+  baseUrl: string;
+  org: string;
+  workspace: string;
+  /** Access token for operations 1-5; never written anywhere. */
+  token?: string | undefined;
+  /** Root directory; the snapshot goes to `<out>/<org>/<workspace>/<snapshot_id>/`. */
+  out: string;
+  /** Projects (slug or UUID) to include besides those found in evaluation jobs. Default none. */
+  projects?: readonly string[] | undefined;
+  /** Requests in flight at most. Default 8. */
+  concurrency?: number | undefined;
+  /** `limit` of each trial list request, 1–5000. Default 5000. */
+  trialsLimit?: number | undefined;
+  /** Ask only for jailbreak trials. Default false. */
+  jailbreaksOnly?: boolean | undefined;
+  /** A previous snapshot whose unchanged trial lists are copied instead of fetched. */
+  since?: string | undefined;
+  /** An unfinished (`.partial`) or partial snapshot to continue. Its recorded options apply. */
+  resume?: string | undefined;
+  /** Triage journal (JSON Lines) to copy FindingDetail bodies from. */
+  journal?: string | undefined;
+  /** Retry policy overrides for the API client. */
+  retry?: Partial<RetryPolicy> | undefined;
+  /** Per-attempt timeout in ms. Default the client's (30 s). */
+  timeoutMs?: number | undefined;
+}
+
+/** Side effects, injectable for tests; every field has a production default. */
+export interface SnapshotEffects {
+  /** Clock for the snapshot id and the manifest's times. Default: the system clock. */
+  now?: () => Date;
+  /** HTTP implementation handed to the API client. Default: undici over keep-alive. */
+  fetch?: ApiClientOptions['fetch'];
+  /** Aborting stops the run cleanly and keeps the `.partial` directory resumable. */
+  signal?: AbortSignal;
+  /** Progress sink. Default: silent. */
+  progress?: ProgressReporter;
+}
+
+export interface SnapshotResult {
+  /** The finished snapshot directory. */
+  dir: string;
+  snapshotId: string;
+  status: Manifest['status'];
+  manifest: Manifest;
+}
+
+const MAX_CONCURRENCY = 64;
+
+function checkInteger(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got ${value}.`);
+  }
+  return value;
+}
+
+/** Options in effect: for --resume, the run's recorded options win; conflicting explicit ones are refused. */
+function effectiveOptions(options: SnapshotOptions, header: JournalHeader | undefined): Manifest['options'] {
+  const wanted = {
+    projects: [...new Set(options.projects ?? [])],
+    trials_limit: options.trialsLimit ?? DEFAULT_TRIALS_LIMIT,
+    jailbreaks_only: options.jailbreaksOnly ?? false,
+    since: options.since === undefined ? null : path.resolve(options.since),
+  };
+  if (!header) return wanted;
+  const recorded = header.options;
+  const conflicts: string[] = [];
+  if (options.trialsLimit !== undefined && options.trialsLimit !== recorded.trials_limit)
+    conflicts.push('--trials-limit');
+  if (options.jailbreaksOnly !== undefined && options.jailbreaksOnly !== recorded.jailbreaks_only) {
+    conflicts.push('--jailbreaks-only');
+  }
+  if (options.since !== undefined && wanted.since !== recorded.since) conflicts.push('--since');
+  const extraProjects = wanted.projects.filter((p) => !recorded.projects.includes(p));
+  if (extraProjects.length > 0) conflicts.push('--project');
+  if (conflicts.length > 0) {
+    throw new UsageError(
+      `--resume continues a snapshot with its recorded options; ${conflicts.join(', ')} differ. ` +
+        'Drop them, or start a new snapshot.',
+    );
+  }
+  return recorded;
+}
+
+function silentProgress(): ProgressReporter {
+  return createProgress({ write: () => undefined, isTTY: false, quiet: true });
+}
+
+/**
+ * Takes a snapshot (or finishes one with `resume`). Resolves with the finished directory, also when
+ * some requests failed (`status: 'partial'`; the CLI turns that into exit code 3). Rejects with a
+ * CliError when the run cannot finish (bad token, outdated client, interrupted); the message says
+ * where the resumable `.partial` directory is.
+ */
+export async function takeSnapshot(
+  options: SnapshotOptions,
+  effects: SnapshotEffects = {},
+): Promise<SnapshotResult> {
+  const now = effects.now ?? (() => new Date());
+  const progress = effects.progress ?? silentProgress();
+  const concurrency = checkInteger('--concurrency', options.concurrency ?? 8, 1, MAX_CONCURRENCY);
+  if (options.trialsLimit !== undefined)
+    checkInteger('--trials-limit', options.trialsLimit, 1, DEFAULT_TRIALS_LIMIT);
+  for (const project of options.projects ?? []) summaryTarget(options.org, options.workspace, project);
+  let baseUrl: URL;
+  try {
+    baseUrl = new URL(options.baseUrl);
+  } catch {
+    throw new UsageError(`The service address is not a URL: ${JSON.stringify(options.baseUrl)}`);
+  }
+  if (baseUrl.username || baseUrl.password) {
+    throw new UsageError('The service address must not embed credentials; pass the token separately.');
+  }
+
+  if (options.journal !== undefined) {
+    await access(options.journal, constants.R_OK).catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(
+        `Cannot read the triage journal --journal ${options.journal}: ${error.code ?? error.message}.`,
+      );
+    });
+  }
+  let runOptions = effectiveOptions(options, undefined);
+  const resumePoint = options.resume
+    ? await prepareResume(options.resume, (header) => {
+        if (header.org !== options.org || header.workspace !== options.workspace) {
+          throw new UsageError(
+            `--resume ${options.resume} belongs to ${header.org}/${header.workspace}, ` +
+              `not ${options.org}/${options.workspace}.`,
+          );
+        }
+        runOptions = effectiveOptions(options, header);
+      })
+    : undefined;
+  const previous: PreviousSnapshot | undefined = runOptions.since
+    ? await loadPreviousSnapshot(runOptions.since)
+    : undefined;
+
+  let partialDir: string;
+  let snapshotId: string;
+  let startedAt: string;
+  let finished: ReadonlyMap<string, JournalFile>;
+  if (resumePoint) {
+    ({ partialDir, snapshotId } = resumePoint);
+    startedAt = resumePoint.header.started_at;
+    finished = resumePoint.finished;
+  } else {
+    const parent = path.resolve(options.out, safeSegment(options.org), safeSegment(options.workspace));
+    const started = now();
+    ({ partialDir, snapshotId } = await reserveSnapshotDir(parent, started));
+    startedAt = started.toISOString();
+    finished = new Map();
+  }
+  const finalDir = path.join(path.dirname(partialDir), snapshotId);
+  const header = journalHeader({
+    snapshot_id: snapshotId,
+    org: options.org,
+    workspace: options.workspace,
+    base_url: options.baseUrl,
+    started_at: startedAt,
+    options: runOptions,
+  });
+  await mkdir(partialDir, { recursive: true });
+  const journal: JournalWriter = await startJournal(partialDir, header, [...finished.values()]);
+
+  const stopper = new RunStopper(effects.signal);
+  const client = createApiClient({
+    baseUrl: options.baseUrl,
+    token: options.token,
+    concurrency,
+    signal: stopper.signal,
+    onRetry: () => progress.retry(),
+    userAgentSuffix: 'snapshot',
+    ...(effects.fetch ? { fetch: effects.fetch } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  });
+  const store = new FileStore({
+    dir: partialDir,
+    client,
+    journal,
+    progress,
+    stopper,
+    now,
+    concurrency,
+    finished,
+  });
+  const context: PhaseContext = {
+    org: options.org,
+    workspace: options.workspace,
+    options: runOptions,
+    journalFile: options.journal === undefined ? undefined : path.resolve(options.journal),
+    store,
+    stopper,
+    progress,
+    previous,
+  };
+  try {
+    const outcome = await runPhases(context);
+    const manifest = buildManifest({
+      snapshotId,
+      org: options.org,
+      workspace: options.workspace,
+      startedAt,
+      finishedAt: now().toISOString(),
+      baseUrl: options.baseUrl,
+      apiVersion: outcome.apiVersion,
+      appVersion: outcome.appVersion,
+      options: runOptions,
+      projects: outcome.projects,
+      files: store.entries.values(),
+      warnings: outcome.warnings,
+      failures: store.failures,
+    });
+    await journal.close();
+    progress.stop();
+    await publishSnapshot(partialDir, finalDir, manifest);
+    return { dir: finalDir, snapshotId, status: manifest.status, manifest };
+  } catch (error) {
+    // Let background validations finish reading before the directory is kept or removed.
+    await store.drain().catch(() => undefined);
+    await journal.close();
+    progress.stop();
+    const onlyConfig = [...store.stored].every((file) => file === configTarget().file);
+    if (!resumePoint && onlyConfig && !effects.signal?.aborted) {
+      // Nothing worth resuming (e.g. a wrong token): leave no directory behind.
+      await rm(partialDir, { recursive: true, force: true });
+      throw explainStop(error, undefined, context);
+    }
+    throw explainStop(error, partialDir, context, effects.signal);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Turns whatever stopped the run into one CliError that says what happened and how to continue. */
+function explainStop(
+  error: unknown,
+  partialDir: string | undefined,
+  context: PhaseContext,
+  signal?: AbortSignal,
+): CliError {
+  const resumeHint = partialDir
+    ? ` The unfinished snapshot is kept in ${partialDir}; continue it with: ` +
+      `airt-report snapshot --resume ${partialDir} (with the same --base-url, --org and --workspace).`
+    : '';
+  if (signal?.aborted) return new CliError(`Interrupted before the snapshot was finished.${resumeHint}`);
+  if (isUpgradeRequiredError(error)) {
+    const versions = context.versions?.apiVersion
+      ? ` (the service reports api_version ${neutralizeControls(context.versions.apiVersion)}, app_version ` +
+        `${neutralizeControls(context.versions.appVersion ?? 'unknown')})`
+      : '';
+    const said = error.detail
+      ? `; the service said: ${neutralizeControls(error.detail)
+          .slice(0, 300)
+          .replace(/[.\s]+$/, '')}`
+      : '';
+    return new CliError(
+      `The service answered 426 Upgrade Required to ${error.request}: it needs a newer client than ` +
+        `airt-report ${VERSION}${versions}${said}. Upgrade airt-report and run the snapshot again.${resumeHint}`,
+      error.exitCode,
+      { cause: error },
+    );
+  }
+  if (error instanceof CliError)
+    return new CliError(`${error.message}${resumeHint}`, error.exitCode, { cause: error });
+  const message = error instanceof Error ? error.message : String(error);
+  return new CliError(`The snapshot stopped: ${message}.${resumeHint}`, undefined, { cause: error });
+}

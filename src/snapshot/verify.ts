@@ -1,0 +1,170 @@
+/**
+ * `verify`: proves a snapshot directory is exactly what its manifest says. Every listed file is
+ * re-hashed, every file on disk must be listed, and the root hash is recomputed from the manifest's
+ * file list, so a changed body, a deleted or added file, and an edited manifest are all caught.
+ *
+ * Used by the CLI and by the warehouse loader and audit bundles, which need the structured result.
+ */
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CliError } from '../errors.js';
+import { hashFile } from './hash-file.js';
+import { computeRootHash, MANIFEST_FILE, ManifestSchema, type Manifest } from './manifest.js';
+import { PathEscapeError, resolveInside } from './safe-path.js';
+import { PARTIAL_SUFFIX } from './snapshot-id.js';
+
+export interface ModifiedFile {
+  path: string;
+  expectedSha256: string;
+  actualSha256: string | null;
+  expectedBytes: number;
+  actualBytes: number | null;
+  /** Why it differs: `content` (hash or size) or `not_a_file` (a directory, symlink, …). */
+  reason: 'content' | 'not_a_file';
+}
+
+/** The outcome of `verifySnapshot`; `ok` is true only when nothing at all differs. */
+export interface VerifyResult {
+  ok: boolean;
+  dir: string;
+  snapshotId: string;
+  /** The manifest's status: a partial snapshot verifies fine, it just lacks the failed requests. */
+  status: Manifest['status'];
+  /** Files listed in the manifest. */
+  files: number;
+  missing: string[];
+  extra: string[];
+  modified: ModifiedFile[];
+  rootHash: { expected: string; actual: string; ok: boolean };
+  manifest: Manifest;
+}
+
+/** The directory cannot be verified at all (no manifest, unreadable or invalid manifest). */
+export class NotASnapshotError extends CliError {
+  override readonly name = 'NotASnapshotError';
+}
+
+/**
+ * Reads and validates `dir/manifest.json` (also checks that no listed path leaves `dir`). Throws
+ * NotASnapshotError with a message saying what to do when there is none or it is damaged.
+ */
+export async function readManifest(dir: string): Promise<Manifest> {
+  const file = path.join(dir, MANIFEST_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      const unfinished = path.basename(dir).endsWith(PARTIAL_SUFFIX);
+      throw new NotASnapshotError(
+        `${dir} has no ${MANIFEST_FILE}, so it is not a finished snapshot` +
+          (unfinished
+            ? `; it is an unfinished one. Continue it with: airt-report snapshot --resume ${dir}`
+            : '. Pass the directory that snapshot printed (…/<org>/<workspace>/<snapshot_id>).'),
+      );
+    }
+    throw new NotASnapshotError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new NotASnapshotError(
+      `${file} is not valid JSON (${(error as Error).message}); the snapshot is damaged.`,
+    );
+  }
+  const parsed = ManifestSchema.safeParse(data);
+  if (!parsed.success) {
+    const first = parsed.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+      .join('; ');
+    throw new NotASnapshotError(
+      `${file} is not an airt-snapshot/1 manifest (${first}); the snapshot is damaged.`,
+    );
+  }
+  for (const entry of parsed.data.files) {
+    try {
+      resolveInside(dir, entry.path);
+    } catch (error) {
+      if (error instanceof PathEscapeError) {
+        throw new NotASnapshotError(
+          `${file} lists a path outside the snapshot: ${JSON.stringify(entry.path)}.`,
+        );
+      }
+      throw error;
+    }
+  }
+  return parsed.data;
+}
+
+/** Every non-directory entry below `dir` as a relative POSIX path, without the manifest itself. */
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  const files: string[] = [];
+  for (const entry of entries) {
+    if (entry.isDirectory()) continue;
+    const relative = path.relative(dir, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
+    if (relative !== MANIFEST_FILE) files.push(relative);
+  }
+  return files.sort();
+}
+
+/**
+ * Verifies the snapshot in `dir`. Throws NotASnapshotError when there is nothing to verify against;
+ * otherwise returns every difference found (never stops at the first).
+ */
+export async function verifySnapshot(dir: string): Promise<VerifyResult> {
+  const root = path.resolve(dir);
+  const manifest = await readManifest(root);
+  const onDisk = new Set(await listFiles(root));
+  const listed = new Set<string>();
+  const missing: string[] = [];
+  const modified: ModifiedFile[] = [];
+
+  for (const entry of manifest.files) {
+    listed.add(entry.path);
+    const file = resolveInside(root, entry.path);
+    const stats = await lstat(file).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
+      throw error;
+    });
+    if (!stats) {
+      missing.push(entry.path);
+      continue;
+    }
+    const base = { path: entry.path, expectedSha256: entry.sha256, expectedBytes: entry.bytes };
+    if (!stats.isFile()) {
+      modified.push({ ...base, actualSha256: null, actualBytes: null, reason: 'not_a_file' });
+      continue;
+    }
+    const digest = await hashFile(file);
+    if (!digest) {
+      missing.push(entry.path);
+    } else if (digest.sha256 !== entry.sha256 || digest.bytes !== entry.bytes) {
+      modified.push({ ...base, actualSha256: digest.sha256, actualBytes: digest.bytes, reason: 'content' });
+    }
+  }
+  const extra = [...onDisk].filter((file) => !listed.has(file)).sort();
+  const actualRoot = computeRootHash(manifest.files);
+  const rootHash = {
+    expected: manifest.root_sha256,
+    actual: actualRoot,
+    ok: actualRoot === manifest.root_sha256,
+  };
+  missing.sort();
+  modified.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return {
+    ok: missing.length === 0 && extra.length === 0 && modified.length === 0 && rootHash.ok,
+    dir: root,
+    snapshotId: manifest.snapshot_id,
+    status: manifest.status,
+    files: manifest.files.length,
+    missing,
+    extra,
+    modified,
+    rootHash,
+    manifest,
+  };
+}
