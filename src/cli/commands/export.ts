@@ -1,0 +1,32 @@
+/**
+ * `airt-report export --db FILE --out DIR`: every warehouse table as Parquet under
+ * DIR/<table>/snapshot_date=YYYY-MM-DD/, readable by DuckDB, Spark, Trino or any Parquet reader.
+ */
+import path from 'node:path';
+import { EXIT } from '../../errors.js';
+import { defineCommand } from '../command.js';
+
+interface ExportArgs {
+  db: string;
+  out: string;
+}
+
+export const exportCommand = defineCommand<ExportArgs>({
+  command: 'export',
+  describe: 'Export every warehouse table as Hive-partitioned Parquet (DIR/<table>/snapshot_date=…/)',
+  builder: (y) =>
+    y
+      .option('db', { type: 'string', demandOption: true, describe: 'DuckDB database file' })
+      .option('out', { type: 'string', demandOption: true, describe: 'New (or empty) output directory' }),
+  async run(args, io) {
+    const { exportParquet } = await import('../../warehouse/export.js');
+    const result = await exportParquet(path.resolve(io.cwd, args.db), path.resolve(io.cwd, args.out));
+    const lines = result.tables.map((t) =>
+      t.rows === 0
+        ? `  ${t.table.padEnd(28)} 0 rows (no files)`
+        : `  ${t.table.padEnd(28)} ${t.rows} rows, ${t.partitions.length} partition(s)`,
+    );
+    io.stdout(`${result.dir}\n${lines.join('\n')}\n`);
+    return EXIT.ok;
+  },
+});

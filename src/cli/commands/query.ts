@@ -1,0 +1,59 @@
+/**
+ * `airt-report query "SQL"|@name|@list --db FILE [--format …] [--out FILE] [--raw]`: run SQL (or a
+ * named query from queries/) on the warehouse, opened read-only. SQL errors print DuckDB's message.
+ */
+import { writeFile, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { EXIT } from '../../errors.js';
+import { defineCommand } from '../command.js';
+
+const FORMATS = ['table', 'csv', 'json', 'ndjson', 'markdown'] as const;
+
+interface QueryArgs {
+  sql: string;
+  db: string;
+  format: (typeof FORMATS)[number];
+  out?: string | undefined;
+  raw?: boolean | undefined;
+}
+
+export const queryCommand = defineCommand<QueryArgs>({
+  command: 'query <sql>',
+  describe: 'Run SQL or a named query (@name; @list shows them) on the warehouse, read-only',
+  builder: (y) =>
+    y
+      .positional('sql', { type: 'string', demandOption: true, describe: 'SQL text, @name, or @list' })
+      .option('db', { type: 'string', demandOption: true, describe: 'DuckDB database file' })
+      .option('format', { choices: FORMATS, default: 'table' as const, describe: 'Output format' })
+      .option('out', { type: 'string', describe: 'Write to this file instead of stdout' })
+      .option('raw', {
+        type: 'boolean',
+        describe: 'CSV: keep cells starting with = + - @ as they are (no formula guard)',
+      }),
+  async run(args, io) {
+    const [{ runQuery }, { formatResult }, { listNamedQueries, readNamedQuery }] = await Promise.all([
+      import('../../warehouse/query.js'),
+      import('../../warehouse/output-format.js'),
+      import('../../warehouse/named-queries.js'),
+    ]);
+    if (args.sql === '@list') {
+      const queries = await listNamedQueries();
+      const width = Math.max(...queries.map((q) => q.name.length)) + 3;
+      io.stdout(queries.map((q) => `@${q.name.padEnd(width - 1)}${q.answers}`).join('\n') + '\n');
+      return EXIT.ok;
+    }
+    const sql = args.sql.startsWith('@') ? (await readNamedQuery(args.sql.slice(1))).sql : args.sql;
+    const result = await runQuery(path.resolve(io.cwd, args.db), sql);
+    const text = formatResult(result, args.format, { raw: args.raw ?? false });
+    if (args.out) {
+      const target = path.resolve(io.cwd, args.out);
+      const temp = `${target}.tmp-${process.pid}`;
+      await writeFile(temp, text);
+      await rename(temp, target);
+      io.stderr(`${result.rows.length} row(s) written to ${target}\n`);
+    } else {
+      io.stdout(text);
+    }
+    return EXIT.ok;
+  },
+});

@@ -1,0 +1,122 @@
+/**
+ * Opening the warehouse and writing rows. One place decides the session settings (UTC, insertion
+ * order) and how JS values become DuckDB values, so every loader writes the same way.
+ */
+import { DuckDBInstance, LIST, VARCHAR, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import { CliError } from '../errors.js';
+import type { ColumnType, TableDef } from './schema.js';
+
+export interface Warehouse {
+  instance: DuckDBInstance;
+  conn: DuckDBConnection;
+  path: string;
+  close(): void;
+}
+
+export interface OpenOptions {
+  readOnly?: boolean;
+  /** DuckDB memory_limit, e.g. '1GB'. Large loads spill to disk beyond it. */
+  memoryLimit?: string;
+  threads?: number;
+}
+
+/** Opens (creating if needed, unless read-only) a DuckDB file with the warehouse's session settings. */
+export async function openWarehouse(path: string, options: OpenOptions = {}): Promise<Warehouse> {
+  const config: Record<string, string> = {};
+  if (options.readOnly) config.access_mode = 'READ_ONLY';
+  if (options.memoryLimit) config.memory_limit = options.memoryLimit;
+  if (options.threads) config.threads = String(options.threads);
+  let instance: DuckDBInstance;
+  try {
+    instance = await DuckDBInstance.create(path, config);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new CliError(`Cannot open the database ${path}: ${reason}`, 1, { cause: error });
+  }
+  const conn = await instance.connect();
+  // Timestamps without an offset are read as UTC, and rendering never depends on the machine's zone.
+  await conn.run("SET TimeZone = 'UTC'");
+  return {
+    instance,
+    conn,
+    path,
+    close() {
+      conn.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+/** Runs `work` inside BEGIN … COMMIT; any error rolls back, leaving the database as it was. */
+export async function inTransaction<T>(conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    const result = await work();
+    await conn.run('COMMIT');
+    return result;
+  } catch (error) {
+    await conn.run('ROLLBACK');
+    throw error;
+  }
+}
+
+export type CellValue = string | number | boolean | null | readonly string[];
+export type Row = CellValue[];
+
+const VARCHAR_LIST = LIST(VARCHAR);
+
+function appendCell(appender: DuckDBAppender, type: ColumnType, value: CellValue): void {
+  if (value === null) {
+    appender.appendNull();
+    return;
+  }
+  switch (type) {
+    case 'VARCHAR':
+    case 'JSON':
+    case 'TIMESTAMPTZ': // ISO text; DuckDB parses it exactly (microseconds, offsets)
+      appender.appendVarchar(String(value));
+      return;
+    case 'DOUBLE':
+      appender.appendDouble(Number(value));
+      return;
+    case 'BIGINT':
+      appender.appendBigInt(BigInt(value as number));
+      return;
+    case 'BOOLEAN':
+      appender.appendBoolean(Boolean(value));
+      return;
+    case 'VARCHAR[]':
+      appender.appendList(value as readonly string[], VARCHAR_LIST);
+      return;
+  }
+}
+
+/** Appends rows (in the table's column order) within the connection's current transaction. */
+export async function appendRows(
+  conn: DuckDBConnection,
+  table: TableDef,
+  rows: readonly Row[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const appender = await conn.createAppender(table.name);
+  try {
+    for (const row of rows) {
+      table.columns.forEach((column, i) => appendCell(appender, column.type, row[i] ?? null));
+      appender.endRow();
+    }
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
+  }
+}
+
+/** First column of the first row, as a number (counts). */
+export async function scalarNumber(
+  conn: DuckDBConnection,
+  sql: string,
+  values: (string | number)[] = [],
+): Promise<number> {
+  const reader = await conn.runAndReadAll(sql, values);
+  const value = reader.getRows()[0]?.[0];
+  return value === null || value === undefined ? 0 : Number(value);
+}

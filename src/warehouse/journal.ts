@@ -1,0 +1,193 @@
+/**
+ * Loads a triage journal (JSON Lines, `airt-triage/1`, written by `airt-report triage`): each line
+ * whose outcome is "applied" carries the FindingDetail the service returned, which becomes a findings
+ * row (origin journal, snapshot_id NULL) with its triage state, plus its review events. Idempotent: a
+ * line already loaded (same finding id and journal time) and an event already stored are skipped.
+ * Lines that failed or whose outcome is unknown change nothing and are counted.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { CliError } from '../errors.js';
+import { JOURNAL_FORMAT } from '../triage/journal.js';
+import { appendRows, inTransaction, openWarehouse } from './db.js';
+import { ensureSchema } from './ddl.js';
+import { collectFindingDetail } from './finding-rows.js';
+import { MalformedJsonError, parseJsonText } from './json-file.js';
+import { isPlainObject, RowCollector, warningRows } from './row-builder.js';
+import { FINDINGS, LOAD_WARNINGS, REVIEW_EVENTS } from './schema.js';
+
+export interface JournalLoadResult {
+  file: string;
+  lines: number;
+  /** Applied lines newly loaded. */
+  loaded: number;
+  /** Applied lines that were already in the database. */
+  alreadyLoaded: number;
+  /** Lines with outcome failed or outcome_unknown (nothing to load). */
+  notApplied: number;
+  reviewEvents: number;
+  /** A torn last line (the writer was interrupted) is skipped and reported. */
+  warnings: string[];
+}
+
+interface JournalLine {
+  lineNo: number;
+  time: string | null;
+  source: string | null;
+  finding: unknown;
+}
+
+function parseJournal(
+  text: string,
+  file: string,
+  warnings: string[],
+): { applied: JournalLine[]; lines: number; notApplied: number } {
+  const rawLines = text.split('\n');
+  const applied: JournalLine[] = [];
+  let lines = 0;
+  let notApplied = 0;
+  rawLines.forEach((raw, index) => {
+    if (raw.trim() === '') return;
+    lines++;
+    const lineNo = index + 1;
+    let entry: unknown;
+    try {
+      entry = parseJsonText(raw, `${file}:${lineNo}`);
+    } catch (error) {
+      const torn = index === rawLines.length - 1 && !text.endsWith('\n');
+      if (torn && error instanceof MalformedJsonError) {
+        warnings.push(`${file}:${lineNo}: incomplete last line (interrupted write) skipped`);
+        return;
+      }
+      throw error;
+    }
+    if (!isPlainObject(entry) || entry.journal !== JOURNAL_FORMAT) {
+      throw new CliError(
+        `${file}:${lineNo} is not an ${JOURNAL_FORMAT} journal line (no "journal":"${JOURNAL_FORMAT}").`,
+      );
+    }
+    if (entry.outcome !== 'applied' || !isPlainObject(entry.finding)) {
+      notApplied++;
+      return;
+    }
+    applied.push({
+      lineNo,
+      time: typeof entry.time === 'string' ? entry.time : null,
+      source: typeof entry.source === 'string' ? entry.source : null,
+      finding: entry.finding,
+    });
+  });
+  return { applied, lines, notApplied };
+}
+
+/** Within the caller's connection (one transaction). */
+export async function loadJournalInto(
+  conn: DuckDBConnection,
+  journalPath: string,
+): Promise<JournalLoadResult> {
+  const file = path.resolve(journalPath);
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new CliError(`Cannot read the triage journal ${journalPath}: ${error.message}`);
+  });
+  const warnings: string[] = [];
+  const { applied, lines, notApplied } = parseJournal(text, journalPath, warnings);
+
+  return inTransaction(conn, async () => {
+    const loadedKeys = new Set(
+      (
+        await conn.runAndReadAll(
+          `SELECT attack_run_id || '|' || coalesce(CAST(journal_time AS VARCHAR), '') FROM findings WHERE origin = 'journal'`,
+        )
+      )
+        .getRows()
+        .map((r) => String(r[0])),
+    );
+    const seenEvents = new Set(
+      (await conn.runAndReadAll(`SELECT event_key FROM review_events WHERE origin = 'journal'`))
+        .getRows()
+        .map((r) => String(r[0])),
+    );
+    const scopes = await attackRunScopes(conn);
+    const sink = new RowCollector();
+    let loaded = 0;
+    let alreadyLoaded = 0;
+    const eventsBefore = seenEvents.size;
+    for (const line of applied) {
+      const id = isPlainObject(line.finding) && typeof line.finding.id === 'string' ? line.finding.id : null;
+      const timeKey = line.time === null ? '' : await normalizeTime(conn, line.time);
+      if (id !== null && loadedKeys.has(`${id}|${timeKey}`)) {
+        alreadyLoaded++;
+        continue;
+      }
+      if (id !== null) loadedKeys.add(`${id}|${timeKey}`);
+      const scope = id === null ? undefined : scopes.get(id);
+      collectFindingDetail(
+        line.finding,
+        {
+          snapshotId: null,
+          origin: 'journal',
+          file: `${journalPath}:${line.lineNo}`,
+          projectId: scope?.[0] ?? null,
+          projectKey: scope?.[1] ?? null,
+          journalTime: line.time,
+          journalSource: line.source,
+          ordinal: line.lineNo,
+        },
+        seenEvents,
+        sink,
+      );
+      loaded++;
+    }
+    await appendRows(conn, FINDINGS, sink.rows.get(FINDINGS.name) ?? []);
+    await appendRows(conn, REVIEW_EVENTS, sink.rows.get(REVIEW_EVENTS.name) ?? []);
+    const journalWarnings = [
+      ...warnings.map((message) => ({ code: 'journal_torn_line', message, file: journalPath, detail: null })),
+      ...sink.warnings,
+    ].map((w) => ({ ...w, source: 'journal' as const }));
+    await appendRows(conn, LOAD_WARNINGS, warningRows(null, journalWarnings));
+    warnings.push(...sink.warnings.map((w) => w.message));
+    return {
+      file: journalPath,
+      lines,
+      loaded,
+      alreadyLoaded,
+      notApplied,
+      reviewEvents: seenEvents.size - eventsBefore,
+      warnings,
+    };
+  });
+}
+
+/** How DuckDB renders the timestamp, so the idempotency key matches what is stored. */
+async function normalizeTime(conn: DuckDBConnection, time: string): Promise<string> {
+  try {
+    const reader = await conn.runAndReadAll('SELECT CAST(CAST($1 AS TIMESTAMPTZ) AS VARCHAR)', [time]);
+    return String(reader.getRows()[0]?.[0] ?? '');
+  } catch {
+    return '';
+  }
+}
+
+/** attack run id → [project_id, project_key] from the newest snapshot that has the run. */
+async function attackRunScopes(conn: DuckDBConnection): Promise<Map<string, [string | null, string | null]>> {
+  const reader = await conn.runAndReadAll(`
+    SELECT a.attack_run_id, a.project_id, a.project_key FROM attack_runs a JOIN snapshots s ON s.snapshot_id = a.snapshot_id
+    QUALIFY row_number() OVER (PARTITION BY a.attack_run_id ORDER BY s.fetched_at DESC, s.snapshot_id DESC) = 1`);
+  const map = new Map<string, [string | null, string | null]>();
+  for (const [id, pid, key] of reader.getRows()) {
+    map.set(String(id), [pid === null ? null : String(pid), key === null ? null : String(key)]);
+  }
+  return map;
+}
+
+/** Opens the database, loads one journal (one transaction), closes. */
+export async function loadTriageJournal(dbPath: string, journalPath: string): Promise<JournalLoadResult> {
+  const warehouse = await openWarehouse(dbPath);
+  try {
+    await ensureSchema(warehouse.conn);
+    return await loadJournalInto(warehouse.conn, journalPath);
+  } finally {
+    warehouse.close();
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * Loads snapshot directories into the warehouse.
+ *
+ *   manifest.json ─▶ verify (sizes, sha256, root hash) ─▶ already loaded? ─▶ BEGIN
+ *     ─▶ summaries, evaluation pages, findings/ (parsed in JS, small) ─▶ rows per table
+ *     ─▶ trials/ (DuckDB read_json, see trial-loader.ts)
+ *     ─▶ row counts vs the manifest's `records` ─▶ COMMIT   (any error: ROLLBACK, DB unchanged)
+ *
+ * One transaction per snapshot. Loading a snapshot id again with the same root hash is a no-op; a
+ * different root hash under the same id is refused. A partial snapshot loads and is marked partial.
+ * A snapshot failing verification is refused unless `force`, and then marked verified = false.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { CliError } from '../errors.js';
+import { MANIFEST_FILE } from '../snapshot/manifest.js';
+import { verifySnapshot, type VerifyResult } from '../snapshot/verify.js';
+import { inTransaction, openWarehouse, scalarNumber } from './db.js';
+import { ensureSchema } from './ddl.js';
+import { loadJournalInto, type JournalLoadResult } from './journal.js';
+import { TABLES } from './schema.js';
+import { SnapshotLoad, type LoadProgress, type VerifyProblem } from './snapshot-load.js';
+
+export { RecordCountError } from './snapshot-load.js';
+
+const DEFAULT_MEMORY_LIMIT = '384MB';
+export type { LoadProgress, VerifyProblem } from './snapshot-load.js';
+
+export interface LoadOptions {
+  /** Load snapshots that fail verification (marked verified = false, problems in load_warnings). */
+  force?: boolean;
+  /** A triage journal (JSON Lines) to load after the snapshots. */
+  journal?: string;
+  /** Progress events; an exception thrown here aborts the current snapshot's load (rolled back). */
+  onProgress?: (event: LoadProgress) => void;
+  /** Clock for snapshots.loaded_at (tests pin it). */
+  now?: () => Date;
+  /**
+   * DuckDB memory_limit for the load (default 384MB): beyond it DuckDB spills to disk, which keeps
+   * the load of a million-trial snapshot under 1 GB of resident memory.
+   */
+  memoryLimit?: string;
+}
+
+export interface SnapshotLoadResult {
+  dir: string;
+  snapshotId: string;
+  outcome: 'loaded' | 'already_loaded';
+  status: 'complete' | 'partial';
+  verified: boolean;
+  /** Rows per table for this snapshot (empty when already loaded). */
+  rows: Record<string, number>;
+  warnings: number;
+}
+
+export interface LoadResult {
+  snapshots: SnapshotLoadResult[];
+  journal: JournalLoadResult | null;
+}
+
+/** A snapshot that failed verification (without --force), or that clashes with a loaded one. */
+export class SnapshotRefusedError extends CliError {
+  override readonly name = 'SnapshotRefusedError';
+  constructor(
+    message: string,
+    readonly problems: readonly VerifyProblem[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** Flattens verifySnapshot's result into per-file problems. */
+function verifyProblems(result: VerifyResult): VerifyProblem[] {
+  const problems: VerifyProblem[] = [
+    ...result.missing.map((file) => ({ file, message: `${file}: listed in the manifest but missing` })),
+    ...result.extra.map((file) => ({ file, message: `${file}: present but not listed in the manifest` })),
+    ...result.modified.map((m) => ({
+      file: m.path,
+      message:
+        m.reason === 'not_a_file'
+          ? `${m.path}: not a regular file`
+          : `${m.path}: sha256/size differ from the manifest`,
+    })),
+  ];
+  if (!result.rootHash.ok)
+    problems.push({
+      file: MANIFEST_FILE,
+      message: `${MANIFEST_FILE}: root_sha256 does not match the listed files`,
+    });
+  return problems.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
+function refuseUnverified(dir: string, problems: readonly VerifyProblem[]): SnapshotRefusedError {
+  const shown = problems.slice(0, 10).map((p) => `  ${p.message}`);
+  if (problems.length > 10) shown.push(`  … and ${problems.length - 10} more`);
+  return new SnapshotRefusedError(
+    `Snapshot ${dir} failed verification, not loaded:\n${shown.join('\n')}\nRe-take the snapshot, or load it anyway with --force (it is then marked unverified).`,
+    problems,
+  );
+}
+
+/** Loads each directory in turn (one transaction each), then the journal if given. */
+export async function loadSnapshots(
+  dbPath: string,
+  dirs: readonly string[],
+  options: LoadOptions = {},
+): Promise<LoadResult> {
+  const warehouse = await openWarehouse(dbPath, { memoryLimit: options.memoryLimit ?? DEFAULT_MEMORY_LIMIT });
+  try {
+    await ensureSchema(warehouse.conn, options.now);
+    const snapshots: SnapshotLoadResult[] = [];
+    for (const dir of dirs) snapshots.push(await loadOneSnapshot(warehouse.conn, path.resolve(dir), options));
+    const journal = options.journal ? await loadJournalInto(warehouse.conn, options.journal) : null;
+    return { snapshots, journal };
+  } finally {
+    warehouse.close();
+  }
+}
+
+async function loadOneSnapshot(
+  conn: DuckDBConnection,
+  dir: string,
+  options: LoadOptions,
+): Promise<SnapshotLoadResult> {
+  const progress = options.onProgress ?? (() => undefined);
+  const verification = await verifySnapshot(dir);
+  const { manifest } = verification;
+  const snapshotId = manifest.snapshot_id;
+  progress({ type: 'verify', dir, snapshotId, files: manifest.files.length });
+  const problems = verifyProblems(verification);
+  if (!verification.ok && !options.force) throw refuseUnverified(dir, problems);
+  const manifestSha256 = createHash('sha256')
+    .update(await readFile(path.join(dir, MANIFEST_FILE)))
+    .digest('hex');
+  const damaged = new Set([...verification.missing, ...verification.modified.map((m) => m.path)]);
+  // The root hash binds the manifest's records/issues to the bytes: without it nothing is vouched for.
+  const verifiedFiles = new Set(
+    verification.rootHash.ok ? manifest.files.map((f) => f.path).filter((p) => !damaged.has(p)) : [],
+  );
+
+  const existing = await conn.runAndReadAll('SELECT root_sha256 FROM snapshots WHERE snapshot_id = $1', [
+    snapshotId,
+  ]);
+  const existingRoot = existing.getRows()[0]?.[0];
+  const base = { dir, snapshotId, status: manifest.status, verified: verification.ok };
+  if (existingRoot !== undefined) {
+    if (existingRoot === manifest.root_sha256) {
+      progress({ type: 'already_loaded', dir, snapshotId });
+      return { ...base, outcome: 'already_loaded', rows: {}, warnings: 0 };
+    }
+    throw new SnapshotRefusedError(
+      `Snapshot ${snapshotId} is already loaded with root hash ${String(existingRoot)}, but ${dir} has root hash ${manifest.root_sha256}: two different snapshots share one id. Nothing was loaded; load it into another database.`,
+    );
+  }
+
+  return inTransaction(conn, async () => {
+    const load = new SnapshotLoad(conn, dir, manifest, verifiedFiles, progress);
+    const warnings = await load.run(
+      manifestSha256,
+      problems,
+      Boolean(options.force),
+      (options.now ?? (() => new Date()))(),
+    );
+    progress({ type: 'committed', snapshotId });
+    const rows: Record<string, number> = {};
+    for (const table of TABLES) {
+      rows[table.name] = await scalarNumber(
+        conn,
+        `SELECT count(*) FROM ${table.name} WHERE snapshot_id = $1`,
+        [snapshotId],
+      );
+    }
+    return { ...base, outcome: 'loaded', rows, warnings };
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * Runs SQL against a warehouse opened read-only, and returns plain JSON-safe values: integers as
+ * numbers when exact (else decimal strings), timestamps as ISO 8601 text, lists as arrays, JSON
+ * columns as their text (or parsed, on request).
+ */
+import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
+import { existsSync } from 'node:fs';
+import { CliError } from '../errors.js';
+import { openWarehouse } from './db.js';
+import { checkSchema } from './ddl.js';
+
+export interface QueryColumn {
+  name: string;
+  /** DuckDB type as text, e.g. BIGINT, VARCHAR[], TIMESTAMP WITH TIME ZONE. */
+  type: string;
+  /** The column holds JSON text (DuckDB's JSON type). */
+  json: boolean;
+}
+
+export interface QueryResult {
+  columns: QueryColumn[];
+  rows: unknown[][];
+}
+
+/** An SQL error from DuckDB: the message is DuckDB's own. */
+export class QueryError extends CliError {
+  override readonly name = 'QueryError';
+}
+
+const INTEGER_TYPES = new Set<DuckDBTypeId>([
+  DuckDBTypeId.TINYINT,
+  DuckDBTypeId.SMALLINT,
+  DuckDBTypeId.INTEGER,
+  DuckDBTypeId.BIGINT,
+  DuckDBTypeId.HUGEINT,
+  DuckDBTypeId.UTINYINT,
+  DuckDBTypeId.USMALLINT,
+  DuckDBTypeId.UINTEGER,
+  DuckDBTypeId.UBIGINT,
+  DuckDBTypeId.UHUGEINT,
+]);
+
+/** `2026-03-15 06:00:52.5+00` → `2026-03-15T06:00:52.5Z` (the session runs in UTC). */
+function isoTimestamp(text: string): string {
+  return text.replace(' ', 'T').replace(/\+00(?::00)?$/, 'Z');
+}
+
+function exactNumber(text: string): number | string {
+  const n = Number(text);
+  return Number.isSafeInteger(n) || (Number.isFinite(n) && String(n) === text) ? n : text;
+}
+
+/** Converts one value of getRowsJson() by its column type. */
+function normalize(value: unknown, type: DuckDBType): unknown {
+  if (value === null || value === undefined) return null;
+  if (INTEGER_TYPES.has(type.typeId) || type.typeId === DuckDBTypeId.DECIMAL) {
+    return typeof value === 'string' ? exactNumber(value) : value;
+  }
+  switch (type.typeId) {
+    case DuckDBTypeId.TIMESTAMP_TZ:
+    case DuckDBTypeId.TIMESTAMP:
+      return typeof value === 'string' ? isoTimestamp(value) : value;
+    case DuckDBTypeId.LIST:
+    case DuckDBTypeId.ARRAY: {
+      const child = (type as unknown as { valueType: DuckDBType }).valueType;
+      return Array.isArray(value) ? value.map((v) => normalize(v, child)) : value;
+    }
+    default:
+      return value;
+  }
+}
+
+function describeError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.trim();
+}
+
+/** Runs `sql` (one or more statements; the last one's rows are returned) on a read-only connection. */
+export async function runQuery(dbPath: string, sql: string): Promise<QueryResult> {
+  if (dbPath !== ':memory:' && !existsSync(dbPath)) {
+    throw new CliError(
+      `No database at ${dbPath}. Create it with: airt-report load SNAPSHOT_DIR --db ${dbPath}`,
+    );
+  }
+  const warehouse = await openWarehouse(dbPath, { readOnly: true });
+  try {
+    await checkSchema(warehouse.conn, dbPath);
+    let reader;
+    try {
+      reader = await warehouse.conn.runAndReadAll(sql);
+    } catch (error) {
+      throw new QueryError(describeError(error), 1, { cause: error });
+    }
+    const types = reader.columnTypes();
+    const columns = reader.columnNames().map((name, i) => {
+      const type = types[i];
+      return { name, type: type ? type.toString() : 'UNKNOWN', json: type?.alias === 'JSON' };
+    });
+    const rows = reader
+      .getRowsJson()
+      .map((row) => row.map((value, i) => (types[i] ? normalize(value, types[i]) : value)));
+    return { columns, rows };
+  } finally {
+    warehouse.close();
+  }
+}

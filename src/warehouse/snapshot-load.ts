@@ -1,0 +1,411 @@
+/**
+ * The work of loading one verified snapshot, inside the transaction loader.ts opened: manifest facts,
+ * summaries, evaluation pages and findings/ (parsed in JS, small), then the trial files (DuckDB), then
+ * the count checks against the manifest. Throwing anywhere rolls the whole snapshot back.
+ */
+import path from 'node:path';
+import { stat } from 'node:fs/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { CliError } from '../errors.js';
+import { formatIssues } from '../api/parse.js';
+import type { Manifest, ManifestFile } from '../snapshot/manifest.js';
+import { resolveInside } from '../snapshot/safe-path.js';
+import { VERSION } from '../version.js';
+import { appendRows, scalarNumber, type Row } from './db.js';
+import { collectEvaluationPage } from './evaluation-rows.js';
+import { collectFindingDetail } from './finding-rows.js';
+import { malformedFileError, readJsonFile } from './json-file.js';
+import { isPlainObject, RowCollector, warningRows, type LoadWarning } from './row-builder.js';
+import type { ScopeContext } from './assessment-rows.js';
+import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
+import { loadTrialFiles, TrialReadError, type TrialFile } from './trial-loader.js';
+import {
+  LOAD_WARNINGS,
+  MESSAGE_PARTS,
+  SCHEMA_DRIFT,
+  SNAPSHOTS,
+  TABLES,
+  TRIALS,
+  TRIAL_TOOL_CALLS,
+  type TableDef,
+} from './schema.js';
+
+export type LoadProgress =
+  | { type: 'verify'; dir: string; snapshotId: string; files: number }
+  | { type: 'already_loaded'; dir: string; snapshotId: string }
+  | { type: 'table'; snapshotId: string; table: string; rows: number }
+  | { type: 'trials'; snapshotId: string; filesDone: number; filesTotal: number }
+  | { type: 'committed'; snapshotId: string };
+
+/** The body does not hold as many records as its manifest entry says. */
+export class RecordCountError extends CliError {
+  override readonly name = 'RecordCountError';
+}
+
+/** One difference between a snapshot directory and its manifest, as a sentence naming the file. */
+export interface VerifyProblem {
+  file: string;
+  message: string;
+}
+
+/** The work of loading one verified snapshot inside its transaction. */
+export class SnapshotLoad {
+  private readonly sink = new RowCollector();
+  private readonly snapshotId: string;
+  /** assessment id → project scope, from the summaries (for trials). */
+  private readonly assessmentScopes = new Map<string, ScopeContext>();
+  /** manifest project key → scope. */
+  private readonly projectScopes = new Map<string, ScopeContext>();
+
+  constructor(
+    private readonly conn: DuckDBConnection,
+    private readonly dir: string,
+    private readonly manifest: Manifest,
+    private readonly verifiedFiles: ReadonlySet<string>,
+    private readonly progress: (event: LoadProgress) => void,
+  ) {
+    this.snapshotId = manifest.snapshot_id;
+  }
+
+  private filesOf(kind: ManifestFile['kind']): ManifestFile[] {
+    return this.manifest.files
+      .filter((f) => f.kind === kind)
+      .sort((a, b) => (a.page ?? 0) - (b.page ?? 0) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** Absolute path of a manifest file; a missing one (forced load) is reported and skipped. */
+  private async readBody(file: ManifestFile): Promise<unknown> {
+    const full = resolveInside(this.dir, file.path);
+    try {
+      return await readJsonFile(full, path.join(this.dir, file.path));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.sink.warn(
+          'file_missing',
+          `${file.path} is listed in the manifest but missing; not loaded`,
+          file.path,
+        );
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  private checkCount(file: ManifestFile, loaded: number): void {
+    if (file.records !== null && file.records !== loaded) {
+      throw new RecordCountError(
+        `${path.join(this.dir, file.path)}: the manifest records ${file.records} items but ${loaded} were loaded. The snapshot is inconsistent; nothing was loaded.`,
+      );
+    }
+  }
+
+  async run(
+    manifestSha256: string,
+    problems: readonly VerifyProblem[],
+    forced: boolean,
+    loadedAt: Date,
+  ): Promise<number> {
+    const { manifest, sink } = this;
+    const config = await this.loadConfig();
+    sink.addValues(SNAPSHOTS, {
+      snapshot_id: this.snapshotId,
+      org: manifest.org,
+      workspace: manifest.workspace,
+      status: manifest.status,
+      started_at: manifest.started_at,
+      fetched_at: manifest.finished_at,
+      base_url: manifest.base_url,
+      tool_version: manifest.tool_version,
+      api_version: manifest.api_version,
+      app_version: manifest.app_version,
+      root_sha256: manifest.root_sha256,
+      manifest_sha256: manifestSha256,
+      verified: problems.length === 0,
+      forced: forced && problems.length > 0,
+      options: JSON.stringify(manifest.options),
+      config: config === undefined ? null : JSON.stringify(config),
+      warnings: JSON.stringify(manifest.warnings),
+      failed_requests: JSON.stringify(manifest.failed_requests),
+      source_dir: this.dir,
+      loaded_at: loadedAt.toISOString(),
+      loader_version: VERSION,
+    });
+    for (const [kind, paths] of Object.entries(manifest.schema_drift).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      for (const jsonPath of [...paths].sort()) {
+        sink.addValues(SCHEMA_DRIFT, { snapshot_id: this.snapshotId, file_kind: kind, json_path: jsonPath });
+      }
+    }
+    await this.loadSummaries();
+    await this.loadEvaluations();
+    await this.loadFindings();
+    for (const table of TABLES) {
+      if (table === LOAD_WARNINGS || isTrialTable(table)) continue;
+      await this.write(table, this.sink.rows.get(table.name) ?? []);
+    }
+    await this.loadTrials();
+    const warnings = [...this.manifestWarnings(problems), ...sink.warnings];
+    await this.write(LOAD_WARNINGS, warningRows(this.snapshotId, warnings));
+    return warnings.length;
+  }
+
+  private async write(table: TableDef, rows: readonly Row[]): Promise<void> {
+    await appendRows(this.conn, table, rows);
+    this.progress({ type: 'table', snapshotId: this.snapshotId, table: table.name, rows: rows.length });
+  }
+
+  private async loadConfig(): Promise<unknown> {
+    const file = this.filesOf('config')[0];
+    return file ? this.readBody(file) : undefined;
+  }
+
+  private async loadSummaries(): Promise<void> {
+    const summaries = this.filesOf('project_summary');
+    const used = new Set<ManifestFile>();
+    for (const project of this.manifest.projects) {
+      const file =
+        summaries.find((f) => f.project === project.key) ??
+        summaries.find((f) => f.path === `projects/${project.dir}/summary.json`);
+      const entry: ProjectEntry = {
+        snapshotId: this.snapshotId,
+        requestedKey: project.key,
+        manifestProjectId: project.project_id,
+        manifestStatus: project.status,
+        summaryFile: file?.path ?? null,
+      };
+      if (file) used.add(file);
+      await this.loadProject(entry, file);
+    }
+    // A summary file without a manifest project entry still loads (and is reported).
+    for (const file of summaries.filter((f) => !used.has(f))) {
+      this.sink.warn(
+        'unlisted_summary',
+        `${file.path} has no entry in manifest.projects; loaded under its own key`,
+        file.path,
+      );
+      const entry: ProjectEntry = {
+        snapshotId: this.snapshotId,
+        requestedKey: file.project ?? file.path,
+        manifestProjectId: file.project_id ?? null,
+        manifestStatus: 'ok',
+        summaryFile: file.path,
+      };
+      await this.loadProject(entry, file);
+    }
+  }
+
+  private async loadProject(entry: ProjectEntry, file: ManifestFile | undefined): Promise<void> {
+    const body = file ? await this.readBody(file) : undefined;
+    if (!file || body === undefined) {
+      this.projectScopes.set(entry.requestedKey, collectProjectWithoutSummary(entry, this.sink));
+      return;
+    }
+    const { scope, assessments, assessmentIds } = collectProjectSummary(entry, body, this.sink);
+    this.projectScopes.set(entry.requestedKey, scope);
+    this.checkCount(file, assessments);
+    for (const id of assessmentIds) this.assessmentScopes.set(id, scope);
+  }
+
+  private async loadEvaluations(): Promise<void> {
+    const projectKeys = new Map<string, string | null>();
+    for (const scope of this.projectScopes.values())
+      if (scope.project_id) projectKeys.set(scope.project_id, scope.project_key);
+    const seen = new Set<string>();
+    for (const file of this.filesOf('evaluations_page')) {
+      const body = await this.readBody(file);
+      if (body === undefined) continue;
+      const { items } = collectEvaluationPage(
+        body,
+        { snapshotId: this.snapshotId, file: file.path, page: file.page ?? null, projectKeys, seen },
+        this.sink,
+      );
+      this.checkCount(file, items);
+    }
+  }
+
+  private async loadFindings(): Promise<void> {
+    const runScopes = this.attackRunScopes();
+    const seenEvents = new Set<string>();
+    const files = this.filesOf('finding');
+    for (const [i, file] of files.entries()) {
+      const body = await this.readBody(file);
+      if (body === undefined) continue;
+      const scope = isPlainObject(body) && typeof body.id === 'string' ? runScopes.get(body.id) : undefined;
+      collectFindingDetail(
+        body,
+        {
+          snapshotId: this.snapshotId,
+          origin: 'finding_detail',
+          file: file.path,
+          projectId: scope?.project_id ?? null,
+          projectKey: scope?.project_key ?? null,
+          ordinal: i,
+        },
+        seenEvents,
+        this.sink,
+      );
+      this.checkCount(file, 1);
+    }
+  }
+
+  /** attack run id → project scope, from the attack_runs rows collected so far. */
+  private attackRunScopes(): Map<string, { project_id: string | null; project_key: string | null }> {
+    const columns = TABLES.find((t) => t.name === 'attack_runs')?.columns ?? [];
+    const at = (name: string): number => columns.findIndex((c) => c.name === name);
+    const [idIndex, pidIndex, keyIndex] = [at('attack_run_id'), at('project_id'), at('project_key')];
+    const map = new Map<string, { project_id: string | null; project_key: string | null }>();
+    for (const row of this.sink.rows.get('attack_runs') ?? []) {
+      const id = row[idIndex];
+      if (typeof id === 'string') {
+        map.set(id, {
+          project_id: (row[pidIndex] as string | null) ?? null,
+          project_key: (row[keyIndex] as string | null) ?? null,
+        });
+      }
+    }
+    return map;
+  }
+
+  private async loadTrials(): Promise<void> {
+    const files: TrialFile[] = [];
+    const manifestFiles = this.filesOf('trials');
+    for (const file of manifestFiles) {
+      const full = resolveInside(this.dir, file.path);
+      const assessmentId = file.assessment_id ?? path.basename(file.path, '.json');
+      const scope =
+        this.assessmentScopes.get(assessmentId) ??
+        (file.project ? this.projectScopes.get(file.project) : undefined);
+      if (!scope)
+        this.sink.warn(
+          'orphan_trials',
+          `${file.path}: assessment ${assessmentId} is not in any loaded summary`,
+          file.path,
+        );
+      if (!this.verifiedFiles.has(file.path) && !(await fileExists(full))) {
+        this.sink.warn(
+          'file_missing',
+          `${file.path} is listed in the manifest but missing; not loaded`,
+          file.path,
+        );
+        continue;
+      }
+      files.push({
+        path: full,
+        relPath: file.path,
+        bytes: file.bytes,
+        assessmentId,
+        projectId: scope?.project_id ?? null,
+        projectKey: scope?.project_key ?? null,
+        vouched:
+          this.verifiedFiles.has(file.path) && file.issues_total === 0 && file.unknown_keys.length === 0,
+      });
+    }
+    try {
+      await loadTrialFiles(this.conn, this.snapshotId, files, (done, total) =>
+        this.progress({ type: 'trials', snapshotId: this.snapshotId, filesDone: done, filesTotal: total }),
+      );
+    } catch (error) {
+      if (error instanceof TrialReadError) {
+        // DuckDB names the file it choked on; batches hold several files.
+        const named = /file "([^"]+)"/.exec(error.duckdbMessage)?.[1];
+        const culprit =
+          error.files.find((f) => f.path === named) ??
+          (error.files.length === 1 ? error.files[0] : undefined);
+        if (culprit && /malformed json/i.test(error.duckdbMessage)) {
+          throw await malformedFileError(
+            culprit.path,
+            path.join(this.dir, culprit.relPath),
+            error.duckdbMessage,
+          );
+        }
+        const listed = error.files.slice(0, 3).map((f) => f.relPath);
+        if (error.files.length > 3) listed.push(`and ${error.files.length - 3} more`);
+        const names = culprit ? culprit.relPath : listed.join(', ');
+        throw new CliError(
+          `Cannot read trial file ${names} of ${this.dir}: ${error.duckdbMessage.split('\n')[0] ?? ''}`,
+        );
+      }
+      throw error;
+    }
+    for (const table of [TRIALS, TRIAL_TOOL_CALLS, MESSAGE_PARTS]) {
+      const rows = await scalarNumber(
+        this.conn,
+        `SELECT count(*) FROM ${table.name} WHERE snapshot_id = $1`,
+        [this.snapshotId],
+      );
+      this.progress({ type: 'table', snapshotId: this.snapshotId, table: table.name, rows });
+    }
+    await this.checkTrialCounts(manifestFiles, files);
+  }
+
+  private async checkTrialCounts(
+    manifestFiles: readonly ManifestFile[],
+    loaded: readonly TrialFile[],
+  ): Promise<void> {
+    const reader = await this.conn.runAndReadAll(
+      `SELECT assessment_id, count(*) AS n, count(extra) AS with_extra FROM trials WHERE snapshot_id = $1 GROUP BY assessment_id`,
+      [this.snapshotId],
+    );
+    const counts = new Map<string, { n: number; withExtra: number }>();
+    for (const [id, n, withExtra] of reader.getRows())
+      counts.set(String(id), { n: Number(n), withExtra: Number(withExtra) });
+    for (const file of manifestFiles) {
+      const trialFile = loaded.find((f) => f.relPath === file.path);
+      if (!trialFile) continue;
+      const count = counts.get(trialFile.assessmentId) ?? { n: 0, withExtra: 0 };
+      this.checkCount(file, count.n);
+      if (count.withExtra > 0) {
+        this.sink.warn(
+          'trial_extra',
+          `${file.path}: ${count.withExtra} trial(s) carry unknown keys or values of an unexpected type, kept in trials.extra`,
+          file.path,
+          { trials: count.withExtra },
+        );
+      }
+    }
+  }
+
+  private manifestWarnings(problems: readonly VerifyProblem[]): LoadWarning[] {
+    const out: LoadWarning[] = [];
+    for (const p of problems)
+      out.push({
+        code: 'verify_failed',
+        message: `${p.message} (loaded with --force)`,
+        file: p.file,
+        detail: p,
+      });
+    for (const w of this.manifest.warnings)
+      out.push({ code: w.code, message: w.message, file: w.path ?? null, detail: w, source: 'manifest' });
+    for (const f of this.manifest.failed_requests) {
+      out.push({
+        code: 'failed_request',
+        message: `${f.method} ${f.path} failed: ${f.error}`,
+        file: f.file,
+        detail: f,
+        source: 'manifest',
+      });
+    }
+    for (const f of this.manifest.files) {
+      if (f.issues_total > 0) {
+        out.push({
+          code: 'schema_issue',
+          message: `${f.path}: ${f.issues_total} schema issue(s): ${formatIssues(f.issues, 3)}`,
+          file: f.path,
+          detail: { issues: f.issues, issues_total: f.issues_total },
+          source: 'manifest',
+        });
+      }
+    }
+    return out;
+  }
+}
+
+function isTrialTable(table: TableDef): boolean {
+  return table === TRIALS || table === TRIAL_TOOL_CALLS || table === MESSAGE_PARTS;
+}
+
+async function fileExists(file: string): Promise<boolean> {
+  return stat(file).then(
+    (info) => info.isFile(),
+    () => false,
+  );
+}

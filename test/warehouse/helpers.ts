@@ -1,0 +1,62 @@
+/** Shared helpers of the warehouse tests: the committed fixture snapshots, temp dirs, re-sealing. */
+import { createHash } from 'node:crypto';
+import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { computeRootHash, type Manifest } from '../../src/snapshot/manifest.js';
+import { runQuery } from '../../src/warehouse/query.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/snapshots');
+
+export const FIXTURES = {
+  first: path.join(ROOT, 'acme/main/20260301T060000Z-first'),
+  second: path.join(ROOT, 'acme/main/20260315T060000Z-second'),
+  partial: path.join(ROOT, 'acme/staging/20260320T060000Z-partial'),
+} as const;
+
+export async function tempDir(prefix = 'airt-wh-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A writable copy of a fixture snapshot (same directory name = same snapshot id). */
+export async function copyFixture(fixture: string, into: string): Promise<string> {
+  const target = path.join(into, path.basename(fixture));
+  await cp(fixture, target, { recursive: true });
+  return target;
+}
+
+/**
+ * Recomputes sha256/bytes of every listed file and the root hash, as the snapshot writer would have
+ * for these bytes (used to build snapshots whose bodies are bad but whose hashes are consistent).
+ */
+export async function reseal(
+  dir: string,
+  edit: (manifest: Manifest) => void = () => undefined,
+): Promise<void> {
+  const file = path.join(dir, 'manifest.json');
+  const manifest = JSON.parse(await readFile(file, 'utf8')) as Manifest;
+  for (const entry of manifest.files) {
+    const bytes = await readFile(path.join(dir, entry.path));
+    entry.sha256 = createHash('sha256').update(bytes).digest('hex');
+    entry.bytes = (await stat(path.join(dir, entry.path))).size;
+  }
+  edit(manifest);
+  manifest.root_sha256 = computeRootHash(manifest.files);
+  await writeFile(file, `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+/** Rows of a query as objects. */
+export async function rows(db: string, sql: string): Promise<Record<string, unknown>[]> {
+  const result = await runQuery(db, sql);
+  return result.rows.map((row) => Object.fromEntries(result.columns.map((c, i) => [c.name, row[i]])));
+}
+
+/** Row count of every table (for "the database did not change" assertions). */
+export async function tableCounts(db: string): Promise<Record<string, number>> {
+  const { TABLES } = await import('../../src/warehouse/schema.js');
+  const sql = TABLES.map((t) => `SELECT '${t.name}' AS t, count(*) AS n FROM ${t.name}`).join(' UNION ALL ');
+  const result = await runQuery(db, sql);
+  return Object.fromEntries(result.rows.map(([t, n]) => [String(t), Number(n)]));
+}

@@ -1,0 +1,176 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { recordingIO } from '../../src/cli/io.js';
+import { exportParquet } from '../../src/warehouse/export.js';
+import { loadSnapshots } from '../../src/warehouse/loader.js';
+import { escapeMarkdownCell, neutralizeCsvCell } from '../../src/warehouse/output-format.js';
+import { FIXTURES, rows, tableCounts, tempDir } from './helpers.js';
+
+const HOSTILE_TRIAL = `SELECT candidate, response, -1.5 AS negative FROM trials
+  WHERE snapshot_id = '20260301T060000Z-first' AND assessment_id = 'a0000000-0000-4000-8000-000000000003' AND trial_ordinal = 0`;
+
+describe('query and export', () => {
+  let work: Awaited<ReturnType<typeof tempDir>>;
+  let db: string;
+  const cli = async (...argv: string[]) => {
+    const io = recordingIO({ cwd: work.dir });
+    const code = await main(argv, io);
+    return { code, out: io.out.join(''), err: io.err.join('') };
+  };
+
+  beforeAll(async () => {
+    work = await tempDir();
+    db = path.join(work.dir, 'airt.duckdb');
+    await loadSnapshots(db, [FIXTURES.first, FIXTURES.second, FIXTURES.partial]);
+  });
+  afterAll(() => work.cleanup());
+
+  it('neutralizes formula cells in CSV by default and keeps them with --raw', async () => {
+    const guarded = await cli('query', HOSTILE_TRIAL, '--db', db, '--format', 'csv');
+    expect(guarded.code).toBe(0);
+    const [header, record] = parse(guarded.out);
+    expect(header).toEqual(['candidate', 'response', 'negative']);
+    expect(record?.[0]?.startsWith('Ignore all previous instructions.\n<script>')).toBe(true);
+    expect(record?.[1]).toMatch(/^Sure!/);
+    expect(record?.[2]).toBe('-1.5'); // a number is data, not a formula
+    const formula = await cli(
+      'query',
+      `SELECT '=HYPERLINK("http://evil.example","x")' AS a, '@SUM(A1)' AS b, '+1' AS c, '-2+3' AS d, e'\\tx' AS e`,
+      '--db',
+      db,
+      '--format',
+      'csv',
+    );
+    expect(parse(formula.out)).toEqual([
+      ['a', 'b', 'c', 'd', 'e'],
+      [`'=HYPERLINK("http://evil.example","x")`, "'@SUM(A1)", "'+1", "'-2+3", "'\tx"],
+    ]);
+    const raw = await cli('query', `SELECT '=1+1' AS a`, '--db', db, '--format', 'csv', '--raw');
+    expect(raw.out).toBe('a\n=1+1\n');
+    expect(neutralizeCsvCell('\rcmd')).toBe("'\rcmd");
+  });
+
+  it('escapes pipes, newlines, HTML and bidi overrides in Markdown', async () => {
+    const md = await cli('query', HOSTILE_TRIAL, '--db', db, '--format', 'markdown');
+    const lines = md.out.trimEnd().split('\n');
+    expect(lines).toHaveLength(3); // header, rule, one row: no cell broke out of its row
+    expect(lines[2]).toContain('&lt;script&gt;alert("x")&lt;/script&gt; \\| col \\| break<br>');
+    expect(lines[2]).not.toContain('\u202e');
+    expect(escapeMarkdownCell('a|b\nc')).toBe('a\\|b<br>c');
+  });
+
+  it('serializes bigints, decimals, timestamps, lists and JSON sensibly', async () => {
+    const json = await cli(
+      'query',
+      `SELECT 9007199254740993::BIGINT AS big, 42::BIGINT AS small, 1.25::DECIMAL(5,2) AS dec, fetched_at, ['a','b'] AS list, '{"k":1}'::JSON AS j
+       FROM snapshots WHERE snapshot_id = '20260301T060000Z-first'`,
+      '--db',
+      db,
+      '--format',
+      'json',
+    );
+    expect(JSON.parse(json.out)).toEqual([
+      {
+        big: '9007199254740993',
+        small: 42,
+        dec: 1.25,
+        fetched_at: '2026-03-01T06:00:41.25Z',
+        list: ['a', 'b'],
+        j: { k: 1 },
+      },
+    ]);
+    const nd = await cli(
+      'query',
+      `SELECT 1 AS n UNION ALL SELECT 2 ORDER BY 1`,
+      '--db',
+      db,
+      '--format',
+      'ndjson',
+    );
+    expect(nd.out).toBe('{"n":1}\n{"n":2}\n');
+  });
+
+  it('opens the database read-only and prints SQL errors without a stack trace', async () => {
+    const before = await tableCounts(db);
+    const write = await cli('query', `DELETE FROM trials`, '--db', db);
+    expect(write.code).toBe(1);
+    expect(write.err).toMatch(/read-only/i);
+    expect(write.err).not.toMatch(/\n\s+at /);
+    expect(await tableCounts(db)).toEqual(before);
+    const bad = await cli('query', `SELECT * FROM no_such_table`, '--db', db);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('Table with name no_such_table does not exist');
+    const missing = await cli('query', 'SELECT 1', '--db', path.join(work.dir, 'nope.duckdb'));
+    expect(missing.err).toContain('No database at');
+  });
+
+  it('lists and runs named queries, and writes --out files', async () => {
+    const list = await cli('query', '@list', '--db', db);
+    for (const name of [
+      'asr_by_category',
+      'compliance_coverage',
+      'top_open_findings',
+      'evaluation_pass_rates',
+      'asr_trend',
+      'consistency',
+    ]) {
+      expect(list.out).toContain(`@${name}`);
+    }
+    const out = path.join(work.dir, 'rates.csv');
+    const run = await cli('query', '@evaluation_pass_rates', '--db', db, '--format', 'csv', '--out', out);
+    expect(run.code).toBe(0);
+    expect(await readFile(out, 'utf8')).toMatch(/^project_key,jobs,/);
+    const unknown = await cli('query', '@nope', '--db', db);
+    expect(unknown.code).toBe(2);
+  });
+
+  it('exports every table as Hive-partitioned Parquet that reads back with equal row counts', async () => {
+    const out = path.join(work.dir, 'parquet');
+    const result = await exportParquet(db, out);
+    const counts = await tableCounts(db);
+    const exported = result.tables.filter((t) => t.rows > 0);
+    expect(Object.fromEntries(result.tables.map((t) => [t.table, t.rows]))).toEqual(counts);
+    expect(await readdir(path.join(out, 'trials'))).toEqual([
+      'snapshot_date=2026-03-01',
+      'snapshot_date=2026-03-15',
+    ]);
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    try {
+      for (const table of exported) {
+        const reader = await conn.runAndReadAll(
+          `SELECT count(*) FROM read_parquet('${path.join(out, table.table)}/*/*.parquet', hive_partitioning = true)`,
+        );
+        expect([table.table, Number(reader.getRows()[0]?.[0])]).toEqual([table.table, counts[table.table]]);
+      }
+      const dates = await conn.runAndReadAll(
+        `SELECT DISTINCT snapshot_date::VARCHAR FROM read_parquet('${path.join(out, 'snapshots')}/*/*.parquet', hive_partitioning = true) ORDER BY 1`,
+      );
+      expect(dates.getRows().map((r) => r[0])).toEqual(['2026-03-01', '2026-03-15', '2026-03-20']);
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+    await expect(exportParquet(db, out)).rejects.toThrow(/exists and is not empty/);
+  });
+
+  it('the load command prints rows per table and is idempotent', async () => {
+    const fresh = path.join(work.dir, 'cli.duckdb');
+    const first = await cli('load', FIXTURES.second, '--db', fresh);
+    expect(first.code).toBe(0);
+    expect(first.out).toMatch(/20260315T060000Z-second: loaded \(complete, verified\), 4 warning\(s\)/);
+    expect(first.out).toMatch(/trials\s+19/);
+    expect(first.err).toContain('verifying 20260315T060000Z-second');
+    const again = await cli('load', FIXTURES.second, '--db', fresh);
+    expect(again.out).toContain('already loaded, unchanged');
+    expect(await rows(fresh, 'SELECT count(*) AS n FROM snapshots')).toEqual([{ n: 1 }]);
+    await writeFile(path.join(work.dir, 'not-a-snapshot.txt'), 'x');
+    const bad = await cli('load', work.dir, '--db', fresh);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/no manifest\.json/);
+  });
+});
