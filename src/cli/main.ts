@@ -24,7 +24,8 @@ export async function main(argv: readonly string[], io?: CliIO): Promise<number>
       .version(VERSION)
       .option('debug', { type: 'boolean', describe: 'Print stack traces of unexpected errors', global: true })
       .strict()
-      .demandCommand(1, 'Name a command; see airt-report --help.')
+      .strictCommands()
+      .demandCommand(1, 'Name a command.')
       .recommendCommands()
       .wrap(Math.min(110, process.stdout.columns || 110))
       // yargs prints help and swallows the error when a handler rejects; rethrow so the boundary below
@@ -45,7 +46,7 @@ export async function main(argv: readonly string[], io?: CliIO): Promise<number>
     await parser.parseAsync();
     return exitCode;
   } catch (error) {
-    return reportError(error, effects, debug);
+    return reportError(error, effects, debug, commandNameIn(argv));
   } finally {
     if (!io) {
       process.off('SIGINT', stopOnSignal);
@@ -54,10 +55,18 @@ export async function main(argv: readonly string[], io?: CliIO): Promise<number>
   }
 }
 
-function reportError(error: unknown, io: CliIO, debug: boolean): number {
+/** The command the user named (first word of argv), so usage hints can point at its own help. */
+function commandNameIn(argv: readonly string[]): string | undefined {
+  const first = argv.find((arg) => !arg.startsWith('-'));
+  return commands.find((definition) => definition.command.split(' ')[0] === first) ? first : undefined;
+}
+
+function reportError(error: unknown, io: CliIO, debug: boolean, command: string | undefined): number {
   if (error instanceof CliError) {
     io.stderr(`airt-report: ${error.message}\n`);
-    if (error instanceof UsageError) io.stderr('Run airt-report --help for usage.\n');
+    if (error instanceof UsageError) {
+      io.stderr(`Run airt-report${command === undefined ? '' : ` ${command}`} --help for usage.\n`);
+    }
     if (debug && error.stack) io.stderr(`${error.stack}\n`);
     return error.exitCode;
   }
@@ -71,5 +80,11 @@ function reportError(error: unknown, io: CliIO, debug: boolean): number {
 const invokedDirectly =
   process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
 if (invokedDirectly) {
+  // A reader that stops early (`airt-report query … | head`) closes the pipe: not an error worth a
+  // stack trace. Stop quietly; any other stdout failure is still reported.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok);
+  });
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -3,5 +3,34 @@
  * holds its flags and its call into the library.
  */
 import type { CommandDefinition } from '../command.js';
+import { configCommand } from './config.js';
+import { bundleCommand } from './bundle.js';
+import { creditsCommand } from './credits.js';
+import { demoCommand } from './demo.js';
+import { diffCommand } from './diff.js';
+import { exportCommand } from './export.js';
+import { loadCommand } from './load.js';
+import { queryCommand } from './query.js';
+import { reportCommand } from './report.js';
+import { runCommand } from './run.js';
+import { simulatorCommand } from './simulator.js';
+import { snapshotCommand } from './snapshot.js';
+import { triageCommand } from './triage.js';
+import { verifyCommand } from './verify.js';
 
-export const commands: CommandDefinition<unknown>[] = [];
+export const commands: CommandDefinition<unknown>[] = [
+  configCommand,
+  snapshotCommand,
+  verifyCommand,
+  loadCommand,
+  queryCommand,
+  exportCommand,
+  reportCommand,
+  triageCommand,
+  creditsCommand,
+  simulatorCommand,
+  runCommand,
+  diffCommand,
+  bundleCommand,
+  demoCommand,
+];
