@@ -121,7 +121,7 @@ export async function loadStep(state: RunState): Promise<void> {
     return {
       detail:
         `${result?.outcome === 'already_loaded' ? 'already loaded' : `${state.rowsLoaded} rows`}, ` +
-        `${state.projects.length} projects in scope`,
+        `${state.projects.length} project(s) in scope`,
     };
   });
 }
@@ -254,9 +254,11 @@ export async function gatesStep(state: RunState): Promise<void> {
       gateReportJson(report),
     );
     const tripped = results.filter((result) => result.trips).length;
+    const count = (status: string): number => results.filter((result) => result.status === status).length;
     return {
       status: tripped > 0 ? 'tripped' : 'ok',
-      detail: `${results.length} checked, ${tripped} tripped, ${results.filter((r) => r.status === 'unknown').length} unknown`,
+      // Same split as the gate report; whether an unknown gate trips is on_unknown_gate's business.
+      detail: `${results.length} checked: ${count('pass')} passed, ${count('fail')} failed, ${count('unknown')} unknown`,
     };
   });
 }

@@ -3,6 +3,7 @@
  * (`run` writes one per run by itself). Prints the bundle path; check it with `airt-report verify`.
  */
 import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { EXIT, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
@@ -24,23 +25,31 @@ export const bundleCommand = defineCommand<BundleArgs>({
     y
       .option('snapshot', { type: 'string', demandOption: true, describe: 'Finished snapshot directory' })
       .option('out', { type: 'string', demandOption: true, describe: 'Zip file to write' })
-      .option('report', { type: 'string', array: true, describe: 'Report file or directory (repeatable)' })
+      .option('report', {
+        type: 'string',
+        array: true,
+        describe:
+          'Report file or directory (repeatable; with several, a directory goes to reports/<its name>/)',
+      })
       .option('gate-report', {
         type: 'string',
         array: true,
-        describe: 'Gate report file, .md or .json (repeatable)',
+        describe: 'Gate report file: one .md and/or one .json',
       })
-      .option('diff', { type: 'string', array: true, describe: 'Diff file, .md or .json (repeatable)' })
+      .option('diff', { type: 'string', array: true, describe: 'Diff file: one .md and/or one .json' })
       .option('include-snapshot', { type: 'boolean', describe: 'Also pack every data file of the snapshot' }),
   async run(args, io) {
     const { writeBundle, collectBundleFiles } = await import('../../pipeline/bundle.js');
     const resolve = (file: string): string => path.resolve(io.cwd, file);
     const files: BundleFile[] = [];
-    for (const report of args.report ?? []) {
+    const reports = args.report ?? [];
+    for (const report of reports) {
       const full = resolve(report);
       const info = await stat(full).catch(() => null);
       if (info === null) throw new UsageError(`--report ${report} does not exist.`);
-      if (info.isDirectory()) files.push(...(await collectBundleFiles(full, 'reports/')));
+      // Report directories all hold report.md, charts/…: several are kept apart by their own names.
+      const prefix = reports.length > 1 ? `reports/${path.basename(full)}/` : 'reports/';
+      if (info.isDirectory()) files.push(...(await collectBundleFiles(full, prefix)));
       else files.push({ name: `reports/${path.basename(full)}`, path: full });
     }
     const named = (list: string[] | undefined, flag: string, stem: string): void => {
@@ -48,7 +57,13 @@ export const bundleCommand = defineCommand<BundleArgs>({
         const extension = path.extname(file).toLowerCase();
         if (extension !== '.md' && extension !== '.json')
           throw new UsageError(`--${flag} ${file}: expected a .md or .json file.`);
-        files.push({ name: `${stem}${extension}`, path: resolve(file) });
+        if (files.some((entry) => entry.name === `${stem}${extension}`))
+          throw new UsageError(
+            `--${flag} was given two ${extension} files; give at most one of each format.`,
+          );
+        const full = resolve(file);
+        if (!existsSync(full)) throw new UsageError(`--${flag} ${file} does not exist.`);
+        files.push({ name: `${stem}${extension}`, path: full });
       }
     };
     named(args['gate-report'], 'gate-report', 'gate-report');

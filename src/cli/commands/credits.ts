@@ -36,10 +36,13 @@ export const creditsCommand = defineCommand<CreditsArgs>({
       })
       .option('threshold', {
         type: 'string',
-        describe: 'Refill when the balance falls below this many credits (1000-1000000)',
+        describe: 'Refill when the balance falls below this many credits (1000-1000000); required',
       })
-      .option('quantity', { type: 'string', describe: 'Credit packs bought per refill (1-10)' })
-      .option('monthly-cap', { type: 'string', describe: 'At most this many refills per month (1-50)' })
+      .option('quantity', { type: 'string', describe: 'Credit packs bought per refill (1-10); required' })
+      .option('monthly-cap', {
+        type: 'string',
+        describe: 'At most this many refills per month (1-50); required',
+      })
       .option('json', { type: 'boolean', describe: 'Print the result as JSON' })
       .example(
         '$0 credits auto-refill --enabled --threshold 5000 --quantity 2 --monthly-cap 10',

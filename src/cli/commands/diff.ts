@@ -3,8 +3,9 @@
  * finding lifecycle (new, resolved, regressed, persisting), metric deltas and schema drift — as
  * Markdown or JSON on stdout (or --out FILE). Reads the database only, never the network.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { EXIT } from '../../errors.js';
+import { CliError, EXIT } from '../../errors.js';
 import { defineCommand } from '../command.js';
 
 interface DiffArgs {
@@ -47,7 +48,13 @@ export const diffCommand = defineCommand<DiffArgs>({
         import('../../diff/diff-report.js'),
         import('../../snapshot/write-atomic.js'),
       ]);
-    const warehouse = await openWarehouse(path.resolve(io.cwd, args.db), { readOnly: true });
+    const db = path.resolve(io.cwd, args.db);
+    if (!existsSync(db)) {
+      throw new CliError(
+        `No database at ${db}. Create it with: airt-report load SNAPSHOT_DIR --db ${args.db}`,
+      );
+    }
+    const warehouse = await openWarehouse(db, { readOnly: true });
     let text: string;
     try {
       const diff = await diffSnapshots(warehouse.conn, {
@@ -56,6 +63,13 @@ export const diffCommand = defineCommand<DiffArgs>({
         projects: args.project ?? [],
       });
       text = args.format === 'json' ? diffJson(diff) : diffMarkdown(diff);
+      const [before, after] = [diff.from?.fetched_at ?? null, diff.to.fetched_at];
+      if (before !== null && after !== null && before > after) {
+        // Allowed (it answers "what would going back look like"), but usually swapped by mistake.
+        io.stderr(
+          `diff: warning: --from ${args.from} was fetched after --to ${args.to}, so "new" and "resolved" are reversed; swap them for the usual direction.\n`,
+        );
+      }
     } finally {
       warehouse.close();
     }

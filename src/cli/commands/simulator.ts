@@ -74,12 +74,13 @@ export const simulatorCommand = defineCommand<SimulatorArgs>({
       preset: args.preset,
       hostileSlug: args['hostile-slug'],
     });
+    // Shell comments around the exports, so `simulator > sim.env &` then `. ./sim.env` works.
     io.stdout(
       [
-        `Simulator listening on ${sim.url}`,
-        `org: ${sim.org}`,
-        `workspace: ${sim.workspace}`,
-        `projects: ${sim.projectKeys.join(', ')}`,
+        `# Simulator listening on ${sim.url}`,
+        `# org: ${sim.org}`,
+        `# workspace: ${sim.workspace}`,
+        `# projects: ${sim.projectKeys.join(', ')}`,
         `export AIRT_BASE_URL=${shellQuote(sim.url)}`,
         `export AIRT_ORG=${shellQuote(sim.org)}`,
         `export AIRT_WORKSPACE=${shellQuote(sim.workspace)}`,

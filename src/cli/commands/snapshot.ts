@@ -4,7 +4,7 @@
  * snapshot directory. Exit 3 when the snapshot is partial (some requests failed), still usable.
  */
 import path from 'node:path';
-import { PartialResultError } from '../../errors.js';
+import { CliError, PartialResultError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
 
@@ -35,13 +35,13 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
       .option('concurrency', { type: 'number', describe: 'Requests in flight at most [default: 8]' })
       .option('trials-limit', {
         type: 'number',
-        describe: 'limit of each trial list, 1-5000 [default: 5000]',
+        describe: 'Trials fetched per assessment, 1-5000 [default: 5000]',
       })
       .option('jailbreaks-only', { type: 'boolean', describe: 'Fetch only jailbreak trials' })
       .option('since', { type: 'string', describe: 'Previous snapshot: copy unchanged trial lists from it' })
       .option('resume', { type: 'string', describe: 'Continue an unfinished (.partial) or partial snapshot' })
       .option('journal', { type: 'string', describe: 'Triage journal (JSON Lines) to copy findings from' })
-      .option('quiet', { type: 'boolean', describe: 'No progress output' }),
+      .option('quiet', { type: 'boolean', describe: 'No progress output (warnings are still shown)' }),
   async run(args, io) {
     const connection = resolveConnection(args, io);
     const [{ takeSnapshot }, { createProgress }, { neutralizeControls }] = await Promise.all([
@@ -76,13 +76,25 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
       { signal: io.signal, progress },
     );
     const { manifest } = result;
-    if (manifest.warnings.length > 0 && !args.quiet) {
+    // Warnings are not progress: --quiet keeps them (a mistyped --project must not pass unnoticed).
+    for (const warning of manifest.warnings) {
+      if (warning.code === 'project_not_found') {
+        io.stderr(`snapshot: warning: ${neutralizeControls(warning.message)}\n`);
+      }
+    }
+    if (manifest.warnings.length > 0) {
       const byCode = new Map<string, number>();
       for (const warning of manifest.warnings) byCode.set(warning.code, (byCode.get(warning.code) ?? 0) + 1);
       const summary = [...byCode].map(([code, n]) => `${code} ×${n}`).join(', ');
       io.stderr(
         `snapshot: ${manifest.warnings.length} warning(s): ${neutralizeControls(summary)} (see manifest.json)\n`,
       );
+    }
+    if (result.status === 'partial' && manifest.files.length === 0) {
+      // Every request failed (service unreachable, wrong address): an empty "partial" snapshot is not
+      // usable, so this is a failure, not exit 3. The directory is kept so --resume can fill it.
+      const first = manifest.failed_requests[0]?.error ?? 'every request failed';
+      throw new CliError(`Nothing was fetched, so there is no snapshot: ${neutralizeControls(first)}`);
     }
     io.stdout(`${result.dir}\n`);
     if (result.status === 'partial') {

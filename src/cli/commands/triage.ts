@@ -37,11 +37,13 @@ export const triageCommand = defineCommand<TriageArgs>({
       .positional('target', {
         type: 'string',
         demandOption: true,
-        describe: 'A finding id (UUID), or "apply" to apply a decisions file',
+        describe:
+          'A finding id (UUID; attack_run_id in the warehouse\'s findings table), or "apply" to apply a decisions file',
       })
       .positional('file', {
         type: 'string',
-        describe: 'With "apply": decisions file (.csv with a header row, or .json array)',
+        describe:
+          'With "apply": decisions file, .csv with a header row or .json array; columns: finding_id, finding_status, finding_type, severity, notes',
       })
       .option('status', {
         type: 'string',

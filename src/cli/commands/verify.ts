@@ -1,10 +1,11 @@
 /**
- * `airt-report verify SNAPSHOT_DIR`: recompute every hash and the root hash of a snapshot against its
+ * `airt-report verify SNAPSHOT_DIR|BUNDLE.zip`: recompute every hash and the root hash of a snapshot against its
  * manifest. Prints what differs (missing, extra, modified files; root hash) and exits 1 on any
  * difference, 0 when the snapshot is intact.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { EXIT } from '../../errors.js';
+import { CliError, EXIT } from '../../errors.js';
 import { defineCommand } from '../command.js';
 
 interface VerifyArgs {
@@ -14,16 +15,23 @@ interface VerifyArgs {
 
 export const verifyCommand = defineCommand<VerifyArgs>({
   command: 'verify <dir>',
-  describe: "Check a snapshot directory against its manifest's hashes (exit 1 on any difference)",
+  describe:
+    "Check a snapshot directory against its manifest's hashes, or an audit bundle (.zip) against its SHA256SUMS (exit 1 on any difference)",
   builder: (y) =>
     y
-      .positional('dir', { type: 'string', demandOption: true, describe: 'Snapshot directory' })
+      .positional('dir', {
+        type: 'string',
+        demandOption: true,
+        describe: 'Snapshot directory, or a bundle .zip written by bundle or run',
+      })
       .option('json', { type: 'boolean', describe: 'Print the result as JSON' }),
   async run(args, io) {
     if (args.dir.toLowerCase().endsWith('.zip')) {
       // An audit bundle written by `run` or `bundle` (src/pipeline/verify-bundle.ts).
+      const zipPath = path.resolve(io.cwd, args.dir);
+      if (!existsSync(zipPath)) throw new CliError(`No bundle at ${zipPath}; check the path.`);
       const { verifyBundle, bundleVerificationText } = await import('../../pipeline/verify-bundle.js');
-      const bundle = await verifyBundle(path.resolve(io.cwd, args.dir));
+      const bundle = await verifyBundle(zipPath);
       io.stdout(args.json ? `${JSON.stringify(bundle, null, 2)}\n` : bundleVerificationText(bundle));
       return bundle.ok ? EXIT.ok : EXIT.failure;
     }

@@ -42,6 +42,9 @@ export async function resolveProjectScope(
       `SELECT DISTINCT project_key FROM projects WHERE manifest_status = 'ok'${snapshot ? ' AND snapshot_id = $1' : ''} ORDER BY project_key`,
       snapshot ? [snapshot] : [],
     );
+    if (snapshot && known.length === 0) {
+      throw new UsageError(`Snapshot ${snapshot} is not in the database, or holds no project summary.`);
+    }
     const list = known.map((entry) => String(entry.project_key)).join(', ') || 'none';
     throw new UsageError(
       `Project ${JSON.stringify(project)} has no summary in ${snapshot ? `snapshot ${snapshot}` : 'the database'}. ` +
