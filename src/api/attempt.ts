@@ -7,10 +7,13 @@
  * - PATCH appends a review event on the service: repeated only when it certainly did not take effect
  *   (429, connection refused, name resolution failed). A 502/503/504, a timeout, a reset connection or
  *   a cut-off 2xx body gives OutcomeUnknownError and is never repeated.
+ * - A port fetch refuses to use (6000, 9, …) fails every method at once with BlockedPortError: nothing
+ *   was sent, and no retry could change that.
  */
 import type { fetch as undiciFetch, RequestInit, Response } from 'undici';
 import { readErrorBody, textSnippet } from './error-body.js';
 import {
+  BlockedPortError,
   httpErrorFor,
   NetworkError,
   OutcomeUnknownError,
@@ -38,6 +41,8 @@ export interface AttemptEnvironment {
   apiVersion: () => string | undefined;
   /** Removes the token from service text before it goes into an error. */
   redact: (text: string) => string;
+  /** Where the user sets the token, for the 401 message (see ApiClientOptions.tokenSource). */
+  tokenSource: string;
 }
 
 /** At most this much of an error body is read: enough for any envelope or the start of an HTML page. */
@@ -75,7 +80,7 @@ export async function attemptRequest<T>(
   try {
     response = await env.fetch(request.url, { ...request.init, signal });
   } catch (error) {
-    return classifyThrown(error, 'request', undefined, target, attempt, env, timeout);
+    return classifyThrown(error, 'request', undefined, request, attempt, env, timeout);
   }
 
   if (response.status < 200 || response.status > 299) {
@@ -84,7 +89,7 @@ export async function attemptRequest<T>(
   try {
     return { ok: true, value: await consume(response) };
   } catch (error) {
-    return classifyThrown(error, 'body', response.status, target, attempt, env, timeout);
+    return classifyThrown(error, 'body', response.status, request, attempt, env, timeout);
   } finally {
     await discardBody(response);
   }
@@ -106,7 +111,7 @@ async function classifyStatus(
     ...readErrorBody(env.redact(text)),
     location: response.headers.get('location') ?? undefined,
   };
-  const error = httpErrorFor(target, fields, attempt, env.apiVersion());
+  const error = httpErrorFor(target, fields, attempt, env.apiVersion(), env.tokenSource);
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), env.clock());
   const reason = `${status}${response.statusText ? ` ${response.statusText}` : ''}${
     retryAfterMs !== undefined ? ` (Retry-After ${formatSeconds(retryAfterMs)})` : ''
@@ -129,13 +134,16 @@ function classifyThrown(
   error: unknown,
   phase: 'request' | 'body',
   status: number | undefined,
-  target: RequestTarget,
+  request: PreparedRequest,
   attempt: number,
   env: AttemptEnvironment,
   timeout: AbortSignal,
 ): AttemptOutcome<never> {
+  const { target } = request;
   if (env.signal?.aborted) return fatal(abortReason(env.signal));
   const isPatch = target.method === 'PATCH';
+  const blockedPort = phase === 'request' ? blockedPortOf(error, request.url) : undefined;
+  if (blockedPort !== undefined) return fatal(new BlockedPortError(target, blockedPort, attempt, error));
   if (timeout.aborted) {
     const reason = `no complete answer within ${env.timeoutMs} ms`;
     if (isPatch)
@@ -209,6 +217,22 @@ export function networkCode(error: unknown): string | undefined {
     current = current.cause;
   }
   return undiciWrapper ? 'UND_ERR' : undefined;
+}
+
+/**
+ * The port of `url` when fetch refused it as a "bad port" (the Fetch standard's blocked list), else
+ * undefined. undici says so only by the message of a code-less Error in the cause chain.
+ */
+function blockedPortOf(error: unknown, url: string): number | undefined {
+  let current: unknown = error;
+  let refused = false;
+  for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
+    if (current.message === 'bad port' && (current as { code?: unknown }).code === undefined) refused = true;
+    current = current.cause;
+  }
+  if (!refused) return undefined;
+  const parsed = new URL(url);
+  return Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80));
 }
 
 /** Reads at most `limit` bytes of a body as text; a body that breaks off yields what arrived. */

@@ -43,6 +43,11 @@ export interface ApiClientOptions {
   clock?: () => number;
   /** Appended to the User-Agent (`airt-report/0.1.0 <suffix>`), e.g. the command name. */
   userAgentSuffix?: string;
+  /**
+   * Where the user sets the token, as messages about it (401, unusable token) name it; default
+   * `AIRT_TOKEN or --token-file FILE` (the CLI flags). `run` names its config key instead.
+   */
+  tokenSource?: string;
 }
 
 /** A validated body plus the keys it carried that the spec does not know (`$.items[*].new_field`). */

@@ -21,7 +21,7 @@ import { VERSION } from '../version.js';
 import { attemptRequest, type PreparedRequest } from './attempt.js';
 import type { ApiClient, ApiClientOptions, Parsed, QueryValue, RawRequest } from './client-types.js';
 import { redactSecret, textSnippet } from './error-body.js';
-import { ResponseSchemaError, type RequestTarget } from './errors.js';
+import { DEFAULT_TOKEN_SOURCE, ResponseSchemaError, type RequestTarget } from './errors.js';
 import { collectAllEvaluations } from './paginate-evaluations.js';
 import { parseTolerant } from './parse.js';
 import { apiPaths } from './paths.js';
@@ -62,8 +62,9 @@ interface ReceivedBody {
  * Call `close()` when done to release the keep-alive connections.
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
-  const baseUrl = normalizeBaseUrl(options.baseUrl);
-  const token = checkToken(options.token);
+  const tokenSource = options.tokenSource ?? DEFAULT_TOKEN_SOURCE;
+  const baseUrl = normalizeBaseUrl(options.baseUrl, tokenSource);
+  const token = checkToken(options.token, tokenSource);
   const timeoutMs = positiveInteger(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs');
   const concurrency = positiveInteger(options.concurrency ?? DEFAULT_CONCURRENCY, 'concurrency');
   const policy = resolveRetryPolicy(options.retry);
@@ -117,6 +118,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             clock: options.clock ?? Date.now,
             apiVersion: () => knownApiVersion,
             redact,
+            tokenSource,
           }),
         );
       },
@@ -288,7 +290,7 @@ function queryString(query: Record<string, QueryValue> | undefined): string {
   return text ? `?${text}` : '';
 }
 
-function normalizeBaseUrl(baseUrl: string): string {
+function normalizeBaseUrl(baseUrl: string, tokenSource: string): string {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -299,7 +301,7 @@ function normalizeBaseUrl(baseUrl: string): string {
     throw new UsageError(`The service address must be http:// or https://, got ${url.protocol}`);
   }
   if (url.username || url.password) {
-    throw new UsageError('The service address must not embed credentials; use AIRT_TOKEN or --token-file.');
+    throw new UsageError(`The service address must not embed credentials; use ${tokenSource}.`);
   }
   if (url.search || url.hash) {
     throw new UsageError('The service address must not carry a query string or fragment.');
@@ -308,13 +310,13 @@ function normalizeBaseUrl(baseUrl: string): string {
 }
 
 /** A token that cannot be sent as a header value is refused up front, without repeating it. */
-function checkToken(token: string | undefined): string | undefined {
+function checkToken(token: string | undefined, tokenSource: string): string | undefined {
   if (token === undefined || token === '') return undefined;
   // Visible ASCII only: RFC 6750 bearer tokens are a subset, and this rules out header injection.
   if (!/^[\x21-\x7e]+$/.test(token)) {
     throw new UsageError(
       'The access token contains spaces, line breaks or non-ASCII characters and cannot be sent. ' +
-        'Check AIRT_TOKEN or the --token-file contents.',
+        `Check ${tokenSource}.`,
     );
   }
   return token;

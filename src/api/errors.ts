@@ -12,12 +12,13 @@
  * │  ├─ NotFoundError          404
  * │  └─ UpgradeRequiredError   426: the service needs a newer client
  * ├─ NetworkError              no answer: refused, reset, DNS, body cut off
+ * ├─ BlockedPortError          fetch refuses the port (e.g. 6000): nothing sent, usage error (exit 2)
  * ├─ TimeoutError              no complete answer within the per-attempt timeout
  * ├─ OutcomeUnknownError       a PATCH whose effect cannot be known (502/504/timeout/reset)
  * └─ ResponseSchemaError       a 2xx whose body is not JSON or does not match the API schema
  * ```
  */
-import { CliError } from '../errors.js';
+import { CliError, EXIT, type ExitCode } from '../errors.js';
 import { VERSION } from '../version.js';
 import { formatIssues, type SchemaIssue } from './parse.js';
 import type { ValidationErrorItem } from './schemas.js';
@@ -37,8 +38,13 @@ export class ApiError extends CliError {
   readonly path: string;
   /** Attempts made for this logical request, including the one that produced this error. */
   readonly attempts: number;
-  constructor(message: string, target: RequestTarget, attempts: number, options?: { cause?: unknown }) {
-    super(message, undefined, options);
+  constructor(
+    message: string,
+    target: RequestTarget,
+    attempts: number,
+    options?: { cause?: unknown; exitCode?: ExitCode },
+  ) {
+    super(message, options?.exitCode, options && 'cause' in options ? { cause: options.cause } : undefined);
     this.method = target.method;
     this.path = target.path;
     this.attempts = attempts;
@@ -128,17 +134,25 @@ export class HttpError extends ApiError {
   }
 }
 
+/** Where the CLI commands take the token from; `run` names its config key instead. */
+export const DEFAULT_TOKEN_SOURCE = 'AIRT_TOKEN or --token-file FILE';
+
 /** 401: the token is missing or invalid. */
 export class AuthenticationError extends HttpError {
   override readonly name: string = 'AuthenticationError';
-  constructor(target: RequestTarget, fields: HttpErrorFields, attempts: number) {
+  constructor(
+    target: RequestTarget,
+    fields: HttpErrorFields,
+    attempts: number,
+    tokenSource: string = DEFAULT_TOKEN_SOURCE,
+  ) {
     const said = serviceSaid(fields);
     super(
       target,
       fields,
       attempts,
       `${describeRequest(target)} was rejected with 401: the access token is missing or invalid` +
-        `${said ? ` (service said: ${said})` : ''}. Set AIRT_TOKEN (or pass --token-file FILE) to a valid token.`,
+        `${said ? ` (service said: ${said})` : ''}. Set ${tokenSource} to a valid token.`,
     );
   }
 }
@@ -219,6 +233,25 @@ export class NetworkError extends ApiError {
       { cause },
     );
     this.code = code;
+  }
+}
+
+/**
+ * The base URL's port is one fetch refuses to connect to (the WHATWG "bad port" list: 6000, 6665-6669,
+ * 9, …). Nothing was sent, and repeating cannot help: a usage error (exit 2), never retried.
+ */
+export class BlockedPortError extends ApiError {
+  override readonly name: string = 'BlockedPortError';
+  readonly port: number;
+  constructor(target: RequestTarget, port: number, attempts: number, cause?: unknown) {
+    super(
+      `${describeRequest(target)} was not sent: port ${port} is blocked by fetch (unsafe port); use another ` +
+        'port for the service (--base-url / AIRT_BASE_URL, or connection.base_url in a run config).',
+      target,
+      attempts,
+      { cause, exitCode: EXIT.usage },
+    );
+    this.port = port;
   }
 }
 
@@ -304,10 +337,11 @@ export function httpErrorFor(
   fields: HttpErrorFields,
   attempts: number,
   apiVersion: string | undefined,
+  tokenSource: string = DEFAULT_TOKEN_SOURCE,
 ): HttpError {
   switch (fields.status) {
     case 401:
-      return new AuthenticationError(target, fields, attempts);
+      return new AuthenticationError(target, fields, attempts, tokenSource);
     case 403:
       return new ForbiddenError(target, fields, attempts);
     case 404:
@@ -328,6 +362,7 @@ export const isNotFoundError = (e: unknown): e is NotFoundError => e instanceof 
 export const isUpgradeRequiredError = (e: unknown): e is UpgradeRequiredError =>
   e instanceof UpgradeRequiredError;
 export const isNetworkError = (e: unknown): e is NetworkError => e instanceof NetworkError;
+export const isBlockedPortError = (e: unknown): e is BlockedPortError => e instanceof BlockedPortError;
 export const isTimeoutError = (e: unknown): e is TimeoutError => e instanceof TimeoutError;
 export const isOutcomeUnknownError = (e: unknown): e is OutcomeUnknownError =>
   e instanceof OutcomeUnknownError;

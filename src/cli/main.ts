@@ -11,10 +11,12 @@ import { VERSION } from '../version.js';
 export async function main(argv: readonly string[], io?: CliIO): Promise<number> {
   const controller = new AbortController();
   const effects = io ?? processIO(controller.signal);
-  const stopOnSignal = (): void => controller.abort(new CliError('Interrupted', EXIT.failure));
+  // Ctrl-C exits 130 like any shell command stopped by SIGINT; a SIGTERM (service manager) stays a failure.
+  const stopOnInterrupt = (): void => controller.abort(new CliError('Interrupted', EXIT.interrupted));
+  const stopOnTerminate = (): void => controller.abort(new CliError('Terminated', EXIT.failure));
   if (!io) {
-    process.once('SIGINT', stopOnSignal);
-    process.once('SIGTERM', stopOnSignal);
+    process.once('SIGINT', stopOnInterrupt);
+    process.once('SIGTERM', stopOnTerminate);
   }
   const debug = argv.includes('--debug') || effects.env.AIRT_DEBUG === '1';
   let exitCode: number = EXIT.ok;
@@ -49,8 +51,8 @@ export async function main(argv: readonly string[], io?: CliIO): Promise<number>
     return reportError(error, effects, debug, commandNameIn(argv));
   } finally {
     if (!io) {
-      process.off('SIGINT', stopOnSignal);
-      process.off('SIGTERM', stopOnSignal);
+      process.off('SIGINT', stopOnInterrupt);
+      process.off('SIGTERM', stopOnTerminate);
     }
   }
 }

@@ -1,9 +1,11 @@
 /**
  * A snapshot-to-snapshot diff as one value (`SnapshotDiff`) and its two renderings: JSON for
- * machines, Markdown for people. Goals, attack and assessment names are attacker-controlled: escaped,
- * and goals truncated, in Markdown.
+ * machines, Markdown for people. Both name the later snapshot by id and manifest root hash (JSON:
+ * `to`; Markdown: its provenance line), which bundle verification checks. Goals, attack and
+ * assessment names are attacker-controlled: escaped, and goals truncated, in Markdown.
  */
 import { escapeMarkdownText, markdownCode } from '../report/escape.js';
+import { provenanceLine } from '../snapshot/provenance-line.js';
 import type { FindingLifecycle, FindingRecord } from './finding-lifecycle.js';
 import type { MetricDelta } from './metric-deltas.js';
 import type { SchemaDriftChange } from './schema-drift-diff.js';
@@ -71,6 +73,8 @@ export function diffMarkdown(diff: SnapshotDiff): string {
   lines.push(
     `From ${diff.from === null ? 'no earlier snapshot (every open finding counts as new)' : snapshotLabel(diff.from)} ` +
       `to ${snapshotLabel(diff.to)}.`,
+    // The snapshot the diff leads to, as `airt-report verify BUNDLE.zip` checks it against the manifest.
+    provenanceLine(diff.to.snapshot_id, diff.to.root_sha256),
     '',
   );
   if (diff.projects.length === 0) lines.push('No project is in both scope and the snapshot.', '');

@@ -1,9 +1,12 @@
 /**
  * The gate report, as JSON (for machines and the bundle) and Markdown (for people and CI logs): every
- * gate with its value and status, and for each tripped gate the rows that tripped it. Row labels and
- * fields come from the service (attack names, goal categories, assessment names) and are escaped.
+ * gate with its value and status, and for each tripped gate the rows that tripped it. Both name the
+ * snapshot they were measured on (id and manifest root hash), which bundle verification checks.
+ * Row labels and fields come from the service (attack names, goal categories, assessment names) and
+ * are escaped.
  */
 import { escapeMarkdownText, markdownCode } from '../report/escape.js';
+import { provenanceLine } from '../snapshot/provenance-line.js';
 import type { EvidenceRow, EvidenceValue, GateResult } from './gates.js';
 
 export const GATE_REPORT_FORMAT = 'airt-gate-report/1';
@@ -57,9 +60,8 @@ export function gateReportMarkdown(report: GateReport): string {
     `Snapshot ${markdownCode(report.snapshot_id)}, compared with ` +
       `${report.previous_snapshot_id === null ? 'no previous snapshot' : markdownCode(report.previous_snapshot_id)}.`,
   );
-  if (report.root_sha256 !== null)
-    lines.push(`Snapshot root hash (sha256): ${markdownCode(report.root_sha256)}.`);
-  lines.push('');
+  // Read back by `airt-report verify BUNDLE.zip` to tie this report to the bundled manifest.
+  lines.push(provenanceLine(report.snapshot_id, report.root_sha256), '');
   if (report.results.length === 0) {
     lines.push('No gates are configured.', '');
     return lines.join('\n');

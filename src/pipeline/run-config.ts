@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { nearestKey } from './nearest-key.js';
 import {
   GATE_OPERATORS,
   GateSyntaxError,
@@ -231,6 +232,9 @@ export function runConfigFromObject(value: unknown, baseDir: string): RunConfig 
   return finishConfig(result.data, path.join(path.resolve(baseDir), '<config>'), null);
 }
 
+/** Where a run takes its token from, as messages about the token name it. */
+export const RUN_TOKEN_SOURCE = 'AIRT_TOKEN or connection.token_file in the config';
+
 /** The token: the file named in the config wins, else AIRT_TOKEN. Never logged, never stored. */
 export async function resolveRunToken(
   config: Pick<RunConfig, 'connection'>,
@@ -249,8 +253,7 @@ export async function resolveRunToken(
     return token;
   }
   const token = env.AIRT_TOKEN?.trim();
-  if (!token)
-    throw new UsageError('No access token: set AIRT_TOKEN or name a file in connection.token_file.');
+  if (!token) throw new UsageError(`No access token: set ${RUN_TOKEN_SOURCE}.`);
   return token;
 }
 
@@ -337,10 +340,40 @@ function describeIssue(issue: z.core.$ZodIssue, prefix: PropertyKey[]): string[]
       if (key === 'token') {
         return `${keyPath}: tokens are never read from the config file; set AIRT_TOKEN or connection.token_file`;
       }
-      return `${keyPath}: unknown key`;
+      const suggestion = nearestKey(key, knownKeysAt(fullPath));
+      return `${keyPath}: unknown key${suggestion === undefined ? '' : `; did you mean ${suggestion}?`}`;
     });
   }
   return [`${formatPath(fullPath)}: ${issue.message.replace(/^Invalid input: /, '')}`];
+}
+
+/** The keys the schema allows in the object at `segments` (through arrays, defaults and unions). */
+function knownKeysAt(segments: readonly PropertyKey[]): string[] {
+  let nodes: z.core.$ZodType[] = [RunConfigSchema];
+  for (const segment of segments) {
+    nodes = nodes.flatMap(objectsAndArrays).flatMap((node) => {
+      const def = node._zod.def;
+      if (def.type === 'array' && typeof segment === 'number') return [(def as z.core.$ZodArrayDef).element];
+      if (def.type === 'object' && typeof segment === 'string') {
+        const inner = (def as z.core.$ZodObjectDef).shape[segment];
+        return inner === undefined ? [] : [inner];
+      }
+      return [];
+    });
+  }
+  const keys = nodes.flatMap(objectsAndArrays).flatMap((node) => {
+    const def = node._zod.def;
+    return def.type === 'object' ? Object.keys((def as z.core.$ZodObjectDef).shape) : [];
+  });
+  return [...new Set(keys)];
+}
+
+/** A schema with its wrappers (default, optional, …) removed, and a union split into its branches. */
+function objectsAndArrays(schema: z.core.$ZodType): z.core.$ZodType[] {
+  const def = schema._zod.def as z.core.$ZodTypeDef & { innerType?: z.core.$ZodType };
+  if (def.type === 'union') return (def as z.core.$ZodUnionDef).options.flatMap(objectsAndArrays);
+  if (def.innerType !== undefined) return objectsAndArrays(def.innerType);
+  return [schema];
 }
 
 function formatPath(segments: readonly PropertyKey[]): string {

@@ -20,6 +20,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { abortExitCode } from '../errors.js';
 import { formatSnapshotId } from '../snapshot/snapshot-id.js';
 import { safeSegment } from '../snapshot/safe-path.js';
 import { writeFileAtomic } from '../snapshot/write-atomic.js';
@@ -87,7 +88,10 @@ export async function runPipeline(config: RunConfig, effects: PipelineEffects): 
 async function finish(state: RunState): Promise<PipelineResult> {
   const { config, effects } = state;
   const runDir = state.runDir ?? path.join(config.output_dir, `failed-${formatSnapshotId(state.startedAt)}`);
+  // Interrupted only if the abort cut work short: one arriving after the last step changes nothing.
+  const cutShort = effects.signal?.aborted === true && state.steps.some((step) => step.status === 'failed');
   const { outcome, exitCode } = decideOutcome({
+    interrupted: cutShort && effects.signal ? abortExitCode(effects.signal) : null,
     failed: state.steps.some((step) => step.status === 'failed') || state.lockLost,
     tripped: state.gateResults.some((result) => result.trips),
     partial: state.snapshot?.status === 'partial',

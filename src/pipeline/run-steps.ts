@@ -11,6 +11,7 @@ import { writeFileAtomic } from '../snapshot/write-atomic.js';
 import { buildGateReport, gateReportJson, gateReportMarkdown } from './gate-report.js';
 import { evaluateGates } from './gates.js';
 import { applyRetention, listFinishedSnapshots } from './retention.js';
+import { RUN_TOKEN_SOURCE } from './run-config.js';
 import { planReports, plannedReportOut } from './run-reports.js';
 import type { RunState } from './run-state.js';
 
@@ -39,6 +40,7 @@ export async function snapshotStep(state: RunState): Promise<void> {
         org: config.connection.org,
         workspace: config.connection.workspace,
         token: state.token,
+        tokenSource: RUN_TOKEN_SOURCE,
         out: config.snapshot.out_dir,
         projects: config.projects,
         concurrency: config.snapshot.concurrency,

@@ -33,7 +33,7 @@ export interface StepRecord {
   error: string | null;
 }
 
-export type RunOutcome = 'ok' | 'partial' | 'gate_tripped' | 'failed';
+export type RunOutcome = 'ok' | 'partial' | 'gate_tripped' | 'failed' | 'interrupted';
 
 export interface OutputFile {
   /** Absolute path. */
@@ -96,11 +96,22 @@ export interface RunSummary {
   warnings: string[];
 }
 
-/** The exit code for an outcome: failed 1 > gate tripped 4 > partial snapshot 3 > ok 0. */
-export function decideOutcome(input: { failed: boolean; tripped: boolean; partial: boolean }): {
+/**
+ * The exit code for an outcome: interrupted (the abort's code, 130 for Ctrl-C) > failed 1 > gate
+ * tripped 4 > partial snapshot 3 > ok 0. An interrupted run's later steps fail as a consequence,
+ * so the interruption is what the exit code reports.
+ */
+export function decideOutcome(input: {
+  /** Exit code of the interruption (see abortExitCode), or null when the run was not interrupted. */
+  interrupted: number | null;
+  failed: boolean;
+  tripped: boolean;
+  partial: boolean;
+}): {
   outcome: RunOutcome;
   exitCode: number;
 } {
+  if (input.interrupted !== null) return { outcome: 'interrupted', exitCode: input.interrupted };
   if (input.failed) return { outcome: 'failed', exitCode: 1 };
   if (input.tripped) return { outcome: 'gate_tripped', exitCode: 4 };
   if (input.partial) return { outcome: 'partial', exitCode: 3 };
@@ -116,6 +127,7 @@ const OUTCOME_TEXT: Record<RunOutcome, string> = {
   partial: 'finished with a partial snapshot',
   gate_tripped: 'a gate tripped',
   failed: 'failed',
+  interrupted: 'interrupted (run it again; the snapshot step says how to continue an unfinished snapshot)',
 };
 
 /** The stderr summary: one line per step, tripped gates, where the summary is. */

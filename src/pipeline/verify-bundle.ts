@@ -5,7 +5,8 @@
  *   → every entry's sha256 = its SHA256SUMS line, and every entry listed
  *   → manifest.json valid, root_sha256 = hash of its file list
  *   → bundled snapshot files (if any) = the manifest's hashes
- *   → every Markdown/HTML report, the gate report and the diff name that root hash (provenance)
+ *   → every Markdown/HTML report names that root hash; the gate report and the diff (JSON and
+ *     Markdown) name the manifest's snapshot id and root hash (provenance)
  *
  * Any difference is a problem and the bundle fails; PDF reports are covered by their checksum only
  * (their text is not searchable), which the result states as a note.
@@ -14,6 +15,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Unzip, UnzipInflate } from 'fflate';
 import { ManifestSchema, computeRootHash, type Manifest } from '../snapshot/manifest.js';
+import { findProvenanceLine, provenanceLine } from '../snapshot/provenance-line.js';
 import { BUNDLE_MANIFEST_ENTRY, BUNDLE_SNAPSHOT_PREFIX, CHECKSUMS_ENTRY } from './bundle.js';
 import { readCentralDirectoryNames } from './zip-central-directory.js';
 import { zipEntryNameProblem } from './zip-entry-name.js';
@@ -70,7 +72,7 @@ export async function verifyBundle(bundlePath: string): Promise<BundleVerificati
     result.snapshot_id = manifest.snapshot_id;
     result.root_sha256 = manifest.root_sha256;
     checkSnapshotFiles(manifest, digests, problems);
-    checkProvenance(manifest.root_sha256, digests, result);
+    checkProvenance(manifest, digests, result);
   }
   result.ok = problems.length === 0;
   return result;
@@ -212,23 +214,32 @@ function checkSnapshotFiles(
   }
 }
 
+/** The files made from one snapshot that name it: gate report and diff, in both formats. */
+const SNAPSHOT_NAMED_JSON = new Set(['gate-report.json', 'diff.json']);
+const SNAPSHOT_NAMED_MARKDOWN = new Set(['gate-report.md', 'diff.md']);
+
 function checkProvenance(
-  rootSha256: string,
+  manifest: Manifest,
   digests: ReadonlyMap<string, EntryDigest>,
   result: BundleVerification,
 ): void {
+  const rootSha256 = manifest.root_sha256;
+  const thisSnapshot = `this bundle's snapshot ${manifest.snapshot_id} (root ${rootSha256})`;
   for (const [name, digest] of [...digests.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (/\.pdf$/iu.test(name)) {
       result.notes.push(`${name}: PDF provenance is covered by its checksum only`);
       continue;
     }
-    if (name === 'gate-report.json' || name === 'diff.json') {
-      if (digest.text === null) continue;
-      const claimed = jsonRootHash(name, digest.text);
-      if (claimed === undefined) result.problems.push(`${name}: cannot read its snapshot root hash`);
-      else if (claimed !== null && claimed !== rootSha256) {
-        result.problems.push(`${name}: made from snapshot root ${claimed}, not this bundle's ${rootSha256}`);
-      } else result.provenance_checked.push(name);
+    if (SNAPSHOT_NAMED_JSON.has(name) || SNAPSHOT_NAMED_MARKDOWN.has(name)) {
+      if (digest.text === null) {
+        result.problems.push(`${name}: too large to check its provenance`);
+        continue;
+      }
+      const problem = SNAPSHOT_NAMED_JSON.has(name)
+        ? jsonProvenanceProblem(name, digest.text, manifest)
+        : markdownProvenanceProblem(digest.text, manifest);
+      if (problem === null) result.provenance_checked.push(name);
+      else result.problems.push(`${name}: ${problem}, not ${thisSnapshot}; bundle the files of one snapshot`);
       continue;
     }
     if (!name.startsWith('reports/') || !/\.(md|html?)$/iu.test(name)) continue;
@@ -239,16 +250,37 @@ function checkProvenance(
   }
 }
 
-/** The root hash a gate report or diff claims; null when it has none, undefined when unreadable. */
-function jsonRootHash(name: string, text: string): string | null | undefined {
+/**
+ * Why a gate report or diff (JSON) is not from `manifest`'s snapshot, or null when it is. The gate
+ * report names it at the top level, the diff as its `to` side.
+ */
+function jsonProvenanceProblem(name: string, text: string, manifest: Manifest): string | null {
+  let holder: unknown;
   try {
-    const value = JSON.parse(text) as Record<string, unknown>;
-    const holder = name === 'diff.json' ? (value.to as Record<string, unknown> | undefined) : value;
-    const root = holder?.root_sha256;
-    return typeof root === 'string' ? root : root === null ? null : undefined;
+    const value = JSON.parse(text) as unknown;
+    holder = name === 'diff.json' ? (value as { to?: unknown } | null)?.to : value;
   } catch {
-    return undefined;
+    holder = undefined;
   }
+  const { snapshot_id: id, root_sha256: root } = (holder ?? {}) as Record<string, unknown>;
+  if (typeof id !== 'string' || (typeof root !== 'string' && root !== null)) {
+    return 'names no snapshot id and root hash (not a gate report or diff of airt-report)';
+  }
+  if (id === manifest.snapshot_id && root === manifest.root_sha256) return null;
+  return `made from snapshot ${clip(id)} (root ${root === null ? 'unknown' : clip(root)})`;
+}
+
+/** Why a gate report or diff (Markdown) is not from `manifest`'s snapshot, or null when it is. */
+function markdownProvenanceProblem(text: string, manifest: Manifest): string | null {
+  const line = findProvenanceLine(text);
+  if (line === null) return 'has no provenance line naming its snapshot';
+  if (line === provenanceLine(manifest.snapshot_id, manifest.root_sha256)) return null;
+  return `made from another snapshot (${clip(line)})`;
+}
+
+/** Text copied from an entry into a problem, cut short (it may be anything). */
+function clip(text: string, max = 200): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 function isTextEntry(name: string): boolean {

@@ -29,7 +29,7 @@ import type { ApiClientOptions } from '../api/client-types.js';
 import { isUpgradeRequiredError } from '../api/errors.js';
 import type { RetryPolicy } from '../api/retry.js';
 import { neutralizeControls } from '../api/error-body.js';
-import { CliError, UsageError } from '../errors.js';
+import { abortExitCode, CliError, UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { buildManifest } from './build-manifest.js';
 import { DEFAULT_TRIALS_LIMIT, configTarget, summaryTarget } from './fetch-plan.js';
@@ -58,6 +58,8 @@ export interface SnapshotOptions {
   workspace: string;
   /** Access token for operations 1-5; never written anywhere. */
   token?: string | undefined;
+  /** Where the user sets the token, for messages about it. Default: AIRT_TOKEN or --token-file FILE. */
+  tokenSource?: string | undefined;
   /** Root directory; the snapshot goes to `<out>/<org>/<workspace>/<snapshot_id>/`. */
   out: string;
   /** Projects (slug or UUID) to include besides those found in evaluation jobs. Default none. */
@@ -225,6 +227,7 @@ export async function takeSnapshot(
     signal: stopper.signal,
     onRetry: () => progress.retry(),
     userAgentSuffix: 'snapshot',
+    ...(options.tokenSource !== undefined ? { tokenSource: options.tokenSource } : {}),
     ...(effects.fetch ? { fetch: effects.fetch } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
@@ -298,7 +301,9 @@ function explainStop(
     ? ` The unfinished snapshot is kept in ${partialDir}; continue it with: ` +
       `airt-report snapshot --resume ${partialDir} (with the same --base-url, --org and --workspace).`
     : '';
-  if (signal?.aborted) return new CliError(`Interrupted before the snapshot was finished.${resumeHint}`);
+  if (signal?.aborted) {
+    return new CliError(`Interrupted before the snapshot was finished.${resumeHint}`, abortExitCode(signal));
+  }
   if (isUpgradeRequiredError(error)) {
     const versions = context.versions?.apiVersion
       ? ` (the service reports api_version ${neutralizeControls(context.versions.apiVersion)}, app_version ` +

@@ -8,7 +8,9 @@ import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordingIO } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
+import { diffJson, diffMarkdown, type SnapshotDiff } from '../../src/diff/diff-report.js';
 import { collectBundleFiles, writeBundle, type BundleFile } from '../../src/pipeline/bundle.js';
+import { buildGateReport, gateReportJson, gateReportMarkdown } from '../../src/pipeline/gate-report.js';
 import { verifyBundle } from '../../src/pipeline/verify-bundle.js';
 import { computeRootHash, type Manifest } from '../../src/snapshot/manifest.js';
 import { writeFixtureSnapshot } from './snapshot-dir-fixture.js';
@@ -35,15 +37,31 @@ beforeAll(async () => {
     `<p>root <code>${manifest.root_sha256}</code></p>`,
   );
   await writeFile(path.join(reports, 'charts', 'asr.svg'), '<svg/>');
-  await writeFile(
-    path.join(work, 'gate-report.json'),
-    JSON.stringify({ root_sha256: manifest.root_sha256, results: [] }),
-  );
+  await writeSnapshotFiles(work, manifest.snapshot_id, manifest.root_sha256);
   files = [
     ...(await collectBundleFiles(reports, 'reports/')),
-    { name: 'gate-report.json', path: path.join(work, 'gate-report.json') },
+    ...SNAPSHOT_NAMED.map((name) => ({ name, path: path.join(work, name) })),
   ];
 });
+
+/** Gate report and diff in both formats, as a run writes them, made from the given snapshot. */
+const SNAPSHOT_NAMED = ['diff.json', 'diff.md', 'gate-report.json', 'gate-report.md'] as const;
+
+async function writeSnapshotFiles(dir: string, snapshotId: string, rootSha256: string | null): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const gates = buildGateReport({ snapshotId, previousSnapshotId: null, rootSha256, results: [] });
+  const diff: SnapshotDiff = {
+    format: 'airt-diff/1',
+    from: null,
+    to: { snapshot_id: snapshotId, fetched_at: null, root_sha256: rootSha256 },
+    projects: [],
+    schema_drift: [],
+  };
+  await writeFile(path.join(dir, 'gate-report.json'), gateReportJson(gates));
+  await writeFile(path.join(dir, 'gate-report.md'), gateReportMarkdown(gates));
+  await writeFile(path.join(dir, 'diff.json'), diffJson(diff));
+  await writeFile(path.join(dir, 'diff.md'), diffMarkdown(diff));
+}
 
 function sha256(text: Uint8Array): string {
   return createHash('sha256').update(text).digest('hex');
@@ -86,7 +104,10 @@ describe('audit bundle', () => {
     expect(a.entries).toEqual([
       'README.txt',
       'SHA256SUMS',
+      'diff.json',
+      'diff.md',
       'gate-report.json',
+      'gate-report.md',
       'manifest.json',
       'reports/charts/asr.svg',
       'reports/executive-demo.html',
@@ -97,10 +118,13 @@ describe('audit bundle', () => {
       ok: true,
       problems: [],
       snapshot_id: manifest.snapshot_id,
-      checked: 6,
+      checked: 9,
     });
     expect(verification.provenance_checked).toEqual([
+      'diff.json',
+      'diff.md',
       'gate-report.json',
+      'gate-report.md',
       'reports/executive-demo.html',
       'reports/executive-demo.md',
     ]);
@@ -186,6 +210,64 @@ describe('audit bundle', () => {
     );
     expect(third.ok).toBe(false);
     expect(third.problems.join('\n')).toMatch(/provenance does not name the manifest's root hash/);
+  });
+
+  it.each(SNAPSHOT_NAMED)('fails when %s comes from another snapshot', async (name) => {
+    const other = path.join(work, 'other-snapshot', name);
+    await writeSnapshotFiles(path.dirname(other), '20251231T000000Z', 'b'.repeat(64));
+    const bundle = await writeBundle({
+      out: path.join(work, `mixed-${name}.zip`),
+      snapshotDir,
+      includeSnapshot: false,
+      files: files.map((file) => (file.name === name ? { name, path: other } : file)),
+    });
+    const result = await verifyBundle(bundle.path);
+    expect(result.ok).toBe(false);
+    expect(result.provenance_checked).not.toContain(name);
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]).toMatch(
+      new RegExp(
+        `^${name.replace('.', '\\.')}: made from .*20251231T000000Z.*, not this bundle's snapshot ${manifest.snapshot_id} \\(root ${manifest.root_sha256}\\)`,
+      ),
+    );
+  });
+
+  it('fails when a gate report or diff names the right snapshot id but no or another root hash', async () => {
+    const sameIdDir = path.join(work, 'same-id');
+    await writeSnapshotFiles(sameIdDir, manifest.snapshot_id, null);
+    const bundle = await writeBundle({
+      out: path.join(work, 'same-id.zip'),
+      snapshotDir,
+      includeSnapshot: false,
+      files: files.map((file) =>
+        (SNAPSHOT_NAMED as readonly string[]).includes(file.name)
+          ? { name: file.name, path: path.join(sameIdDir, file.name) }
+          : file,
+      ),
+    });
+    const result = await verifyBundle(bundle.path);
+    expect(result.ok).toBe(false);
+    expect(result.problems.map((p) => p.split(':')[0])).toEqual([...SNAPSHOT_NAMED]);
+    expect(result.problems[0]).toContain(`made from snapshot ${manifest.snapshot_id} (root unknown)`);
+  });
+
+  it('fails when a gate report or diff names no snapshot at all', async () => {
+    const bare = await tamper(
+      path.join(work, 'a.zip'),
+      path.join(work, 'bare.zip'),
+      (e) => {
+        e['gate-report.json'] = strToU8('{"results":[]}');
+        e['diff.md'] = strToU8('# Changes between snapshots\n');
+      },
+      true,
+    );
+    const result = await verifyBundle(bare);
+    expect(result.problems).toEqual([
+      expect.stringMatching(
+        /^diff\.md: has no provenance line naming its snapshot, not this bundle's snapshot/,
+      ),
+      expect.stringMatching(/^gate-report\.json: names no snapshot id and root hash/),
+    ]);
   });
 
   it('fails on a modified bundled snapshot file and on extra or unlisted entries', async () => {

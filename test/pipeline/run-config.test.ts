@@ -5,6 +5,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
+import { editDistance, nearestKey } from '../../src/pipeline/nearest-key.js';
 import {
   loadRunConfig,
   parseRunConfig,
@@ -88,6 +89,30 @@ describe('run config', () => {
     expect(errorOf(`${minimal}colour: blue\n`)).toContain('airt-report.yaml: colour: unknown key');
   });
 
+  it('suggests the nearest known key for a mistyped one, naming the file and key path', () => {
+    const message = errorOf(
+      `${minimal}snapshot: {concurency: 4}\nreports: [{kind: executive, fromats: [md]}]\n` +
+        `gates: [{metric: overall_asr, op: '<=', threshold: 1, projet: demo}]\nretension: {keep_last: 1}\n`,
+    );
+    expect(message).toContain(
+      'airt-report.yaml: snapshot.concurency: unknown key; did you mean concurrency?',
+    );
+    expect(message).toContain('airt-report.yaml: reports[0].fromats: unknown key; did you mean formats?');
+    expect(message).toContain('airt-report.yaml: gates[0].projet: unknown key; did you mean project?');
+    expect(message).toContain('airt-report.yaml: retension: unknown key; did you mean retention?');
+    // Nothing close: no guess.
+    expect(errorOf(`${minimal}colour: blue\n`)).toMatch(/colour: unknown key\n/);
+  });
+
+  it('finds the nearest key by edit distance, only when it is close', () => {
+    expect(editDistance('concurency', 'concurrency')).toBe(1);
+    expect(editDistance('', 'abc')).toBe(3);
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(nearestKey('Database', ['database', 'output_dir'])).toBe('database');
+    expect(nearestKey('colour', ['connection', 'projects', 'reports'])).toBeUndefined();
+    expect(nearestKey('a', ['b'])).toBe('b');
+  });
+
   it('reports YAML and JSON syntax errors with their position', () => {
     expect(errorOf('connection: {base_url: "x"\n')).toMatch(/^airt-report\.yaml:\d+:\d+: YAML syntax error/);
     expect(() => parseRunConfig('{"connection": ', { file: 'c.json', absolute: '/c.json' })).toThrow(
@@ -98,7 +123,9 @@ describe('run config', () => {
   it('reads the token from the environment or token_file, never the file itself', async () => {
     const config = parseRunConfig(minimal, where);
     await expect(resolveRunToken(config, { AIRT_TOKEN: ' t0k ' })).resolves.toBe('t0k');
-    await expect(resolveRunToken(config, {})).rejects.toThrow(/AIRT_TOKEN/);
+    await expect(resolveRunToken(config, {})).rejects.toThrow(
+      'No access token: set AIRT_TOKEN or connection.token_file in the config.',
+    );
     const dir = await mkdtemp(path.join(tmpdir(), 'airt-config-'));
     await writeFile(path.join(dir, 'token'), 'from-file\n');
     const withFile = parseRunConfig(

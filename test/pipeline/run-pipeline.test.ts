@@ -180,6 +180,34 @@ describe('runPipeline against the simulator', () => {
     await expectSummaryMatchesDisk(result.summary, result.summaryPath);
   });
 
+  it('names the config key, not a CLI flag, when the service rejects the token', async () => {
+    const sim = await simulator();
+    const dir = await mkdtemp(path.join(tmpdir(), 'airt-run-'));
+    const config = runConfigFromObject(baseConfig(sim, {}), dir);
+    const result = await runPipeline(config, { stderr: () => undefined, env: { AIRT_TOKEN: 'wrong-token' } });
+    expect(result.exitCode).toBe(1);
+    const error = result.summary.steps.find((s) => s.name === 'snapshot')?.error ?? '';
+    expect(error).toContain('401');
+    expect(error).toContain('Set AIRT_TOKEN or connection.token_file in the config to a valid token.');
+    expect(error).not.toContain('--token-file');
+  });
+
+  it('exits 130 when interrupted, with the outcome recorded as interrupted', async () => {
+    const sim = await simulator();
+    const dir = await mkdtemp(path.join(tmpdir(), 'airt-run-'));
+    const config = runConfigFromObject(baseConfig(sim, {}), dir);
+    const controller = new AbortController();
+    controller.abort(new Error('Ctrl-C'));
+    const result = await runPipeline(config, {
+      stderr: () => undefined,
+      env: { AIRT_TOKEN: sim.token },
+      signal: controller.signal,
+    });
+    expect(result.exitCode).toBe(130);
+    expect(result.summary.outcome).toBe('interrupted');
+    expect(result.summary.steps.find((s) => s.name === 'snapshot')?.error).toContain('Interrupted');
+  });
+
   it('refuses to start while another run holds the database lock', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'airt-run-'));
     const config = runConfigFromObject(

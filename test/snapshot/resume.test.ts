@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { recordingIO } from '../../src/cli/io.js';
-import { CliError, UsageError } from '../../src/errors.js';
+import { CliError, EXIT, UsageError } from '../../src/errors.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { createProgress, type ProgressReporter } from '../../src/snapshot/progress.js';
 import { takeSnapshot, type SnapshotResult } from '../../src/snapshot/take-snapshot.js';
@@ -111,6 +111,40 @@ describe('interrupted snapshots', () => {
     expect((await verifySnapshot(resumed.dir)).ok).toBe(true);
   });
 
+  it('a real Ctrl-C (SIGINT) exits 130 and says how to resume', async () => {
+    const root = path.join(out, 'ctrl-c');
+    const parent = path.join(root, 'acme', 'main');
+    const { child, finished } = spawnCli(
+      // One request at a time keeps the run going long enough to be interrupted in the middle.
+      [
+        'snapshot',
+        '--base-url',
+        sim.url,
+        '--org',
+        'acme',
+        '--workspace',
+        'main',
+        '--out',
+        root,
+        '--concurrency',
+        '1',
+      ],
+      { env: { AIRT_TOKEN: TOKEN } },
+    );
+    await waitFor(async () => {
+      const names = await readdir(parent).catch(() => [] as string[]);
+      const partial = names.find((n) => n.endsWith('.partial'));
+      if (!partial) return false;
+      const trials = await readdir(path.join(parent, partial, 'trials')).catch(() => [] as string[]);
+      return trials.some((t) => t.endsWith('.json') && !t.startsWith('.'));
+    }, 30_000);
+    child.kill('SIGINT');
+    const run = await finished;
+    expect(run.code).toBe(EXIT.interrupted);
+    expect(run.stderr).toContain('Interrupted before the snapshot was finished.');
+    expect(run.stderr).toMatch(/airt-report snapshot --resume \S+\.partial/);
+  });
+
   it('SIGINT (abort) stops cleanly with a resume hint; --resume completes it', async () => {
     const root = path.join(out, 'interrupted');
     const controller = new AbortController();
@@ -120,7 +154,7 @@ describe('interrupted snapshots', () => {
       ...inner,
       done(bytes) {
         inner.done(bytes);
-        if (inner.counts().done >= 6) controller.abort(new CliError('Interrupted'));
+        if (inner.counts().done >= 6) controller.abort(new CliError('Interrupted', EXIT.interrupted));
       },
     };
     const options = { baseUrl: sim.url, org: 'acme', workspace: 'main', token: TOKEN, out: root };
@@ -128,6 +162,7 @@ describe('interrupted snapshots', () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(EXIT.interrupted);
     const message = (error as CliError).message;
     expect(message).toMatch(/Interrupted/);
     const match = /--resume (\S+\.partial)/.exec(message);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AUTO_REFILL_BOUNDS } from '../../src/api/schemas.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { runCli } from '../helpers/cli.js';
 import { run } from './helpers.js';
 
 let sim: RunningSimulator;
@@ -67,6 +68,31 @@ describe('credits auto-refill', () => {
     expect(result.err).toContain('pass --enabled or --no-enabled');
     expect(result.err).toContain('--threshold is required (an integer from 1000 to 1000000)');
     expect(result.err).toContain('--monthly-cap is required (an integer from 1 to 50)');
+    expect(sim.stats().requests).toBe(before);
+  });
+
+  it('shows the numbers as [number] in help, yet refuses 1e3, 0x2 and 1.5 as typed', async () => {
+    // yargs prints help to the real stdout, so this part runs the CLI as a child process.
+    const help = await runCli(['credits', '--help']);
+    expect(help.code).toBe(0);
+    for (const flag of Object.values(FLAGS))
+      expect(help.stdout).toMatch(new RegExp(`${flag} .*\\[number\\]`));
+    const before = sim.stats().requests;
+    const result = await run(sim, dir, [
+      'credits',
+      'auto-refill',
+      '--enabled',
+      '--threshold',
+      '1e3',
+      '--quantity',
+      '0x2',
+      '--monthly-cap',
+      '1.5',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('--threshold must be an integer from 1000 to 1000000, got "1e3"');
+    expect(result.err).toContain('--quantity must be an integer from 1 to 10, got "0x2"');
+    expect(result.err).toContain('--monthly-cap must be an integer from 1 to 50, got "1.5"');
     expect(sim.stats().requests).toBe(before);
   });
 

@@ -193,7 +193,7 @@ describe('triage apply', () => {
     expect(await readJournalLines(journalFile(dir))).toHaveLength(ROWS);
   });
 
-  it('Ctrl-C during a CLI run stops new rows, exits 3 and leaves a remaining file', async () => {
+  it('Ctrl-C during a CLI run stops new rows, exits 130 and leaves a remaining file', async () => {
     const { sim, ids } = await simulator();
     const file = await writeCsv(ids);
     const controller = new AbortController();
@@ -206,8 +206,9 @@ describe('triage apply', () => {
         if (text.startsWith('triage apply:')) controller.abort();
       },
     });
-    expect(result.code).toBe(3);
+    expect(result.code).toBe(130);
     expect(stderr.join('')).toContain('Interrupted: sending no new rows');
+    expect(stderr.join('')).toContain('Run the same command again to apply the rest');
     const applied = (await readJournalLines(journalFile(dir))).length;
     expect(applied).toBe(2);
     const remaining = await readDecisionsFile('decisions.remaining.csv', dir);

@@ -34,13 +34,21 @@ export const creditsCommand = defineCommand<CreditsArgs>({
         type: 'boolean',
         describe: 'Turn auto-refill on (--enabled) or off (--no-enabled); required',
       })
+      // `type: 'number'` labels them [number] in --help; `string: true` keeps the text as typed, so
+      // validateAutoRefill can refuse `1e3` or `0x10` and quote it (yargs would turn them into 1000, 16).
       .option('threshold', {
-        type: 'string',
+        type: 'number',
+        string: true,
         describe: 'Refill when the balance falls below this many credits (1000-1000000); required',
       })
-      .option('quantity', { type: 'string', describe: 'Credit packs bought per refill (1-10); required' })
+      .option('quantity', {
+        type: 'number',
+        string: true,
+        describe: 'Credit packs bought per refill (1-10); required',
+      })
       .option('monthly-cap', {
-        type: 'string',
+        type: 'number',
+        string: true,
         describe: 'At most this many refills per month (1-50); required',
       })
       .option('json', { type: 'boolean', describe: 'Print the result as JSON' })

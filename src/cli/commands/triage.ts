@@ -6,7 +6,7 @@
  * followed by a decisions file. Everything is validated locally before a request is made; every
  * outcome is journaled (`--journal`, default triage/journal.jsonl).
  */
-import { PartialResultError, UsageError } from '../../errors.js';
+import { abortExitCode, CliError, PartialResultError, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
 import type { CliIO } from '../io.js';
@@ -243,14 +243,21 @@ async function runApply(args: TriageArgs, io: CliIO, journalPath: string | undef
   }
   const left = report.failed.length + report.outcomeUnknown.length + report.notAttempted.length;
   if (left > 0) {
-    throw new PartialResultError(
+    const message =
       `${report.applied.length} row(s) applied, ${report.failed.length} failed, ${report.outcomeUnknown.length} ` +
-        `with unknown outcome, ${report.notAttempted.length} not sent` +
-        (report.remainingFile !== undefined
-          ? `; rows left to do are in ${terminalSafe(report.remainingFile)}`
-          : '') +
-        '. See the report above.',
-    );
+      `with unknown outcome, ${report.notAttempted.length} not sent` +
+      (report.remainingFile !== undefined
+        ? `; rows left to do are in ${terminalSafe(report.remainingFile)}`
+        : '') +
+      '. See the report above.';
+    // Ctrl-C exits 130 like any interrupted command; the journal makes re-running the file safe.
+    if (io.signal.aborted) {
+      throw new CliError(
+        `Interrupted: ${message} Run the same command again to apply the rest (applied rows are skipped).`,
+        abortExitCode(io.signal),
+      );
+    }
+    throw new PartialResultError(message);
   }
   return 0;
 }

@@ -1,0 +1,17 @@
+/**
+ * The provenance line of the Markdown files made from one snapshot (gate report, diff): which
+ * snapshot, by id and manifest root hash. One fixed shape, printed before any service data, so
+ * `airt-report verify BUNDLE.zip` can read it back and compare it with the bundled manifest.
+ */
+import { markdownCode } from '../report/escape.js';
+
+/** `Provenance: snapshot `ID`, root hash (sha256) `HEX`.` — or `root hash unknown` when there is none. */
+export function provenanceLine(snapshotId: string, rootSha256: string | null): string {
+  const root = rootSha256 === null ? 'root hash unknown' : `root hash (sha256) ${markdownCode(rootSha256)}`;
+  return `Provenance: snapshot ${markdownCode(snapshotId)}, ${root}.`;
+}
+
+/** The first provenance line of a Markdown file, or null when it has none. */
+export function findProvenanceLine(markdown: string): string | null {
+  return markdown.split('\n').find((line) => line.startsWith('Provenance: snapshot ')) ?? null;
+}
