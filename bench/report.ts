@@ -113,7 +113,6 @@ function executiveModel(): ExecutiveModel {
       riskLevel: 'high',
       overallAsr: fraction(index + 7),
     })),
-    severityDistribution: SEVERITY_LEVELS.map((severity, index) => ({ severity, count: 100 * (index + 1) })),
     asrByCategory: {
       rows: CATEGORIES.map((category, index) => ({
         category,

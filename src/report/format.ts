@@ -69,3 +69,16 @@ export function formatSignedDecimal(value: number | null | undefined, digits: nu
   if (/^-0\.?0*$/u.test(text)) return text.slice(1);
   return value > 0 && Number(text) !== 0 ? `+${text}` : text;
 }
+
+/**
+ * The one pluralization rule every report uses: `one` for exactly 1, `many` otherwise (0 included).
+ * Both words are our own wording; the count is not part of the result.
+ */
+export function pluralWord(count: number | null | undefined, one: string, many: string): string {
+  return count === 1 ? one : many;
+}
+
+/** A count with its noun, e.g. "1 assessment", "3 assessments", "— assessments" when unknown. */
+export function countOf(count: number | null | undefined, one: string, many: string): string {
+  return `${formatCount(count)} ${pluralWord(count, one, many)}`;
+}

@@ -4,7 +4,7 @@
  * they never reintroduce raw data text. Unknown (null) values are shown as "—", never as 0.
  */
 import type Handlebars from 'handlebars';
-import { formatCount, formatDecimal, formatLift, formatPercent, UNKNOWN } from './format.js';
+import { formatCount, formatDecimal, formatLift, formatPercent, pluralWord, UNKNOWN } from './format.js';
 import { Escaped } from './output-context.js';
 
 type HelperValue = unknown;
@@ -36,8 +36,9 @@ const HELPERS = {
   eq: (a: HelperValue, b: HelperValue) => a === b,
   /** Count of items in an array. */
   len: (value: HelperValue) => (Array.isArray(value) ? value.length : 0),
-  /** "assessment" or "assessments" by count; both words come from the template. */
-  plural: (value: HelperValue, one: HelperValue, many: HelperValue) => (asNumber(value) === 1 ? one : many),
+  /** "assessment" or "assessments" (or "Its"/"Their") by count; both words come from the template. */
+  plural: (value: HelperValue, one: HelperValue, many: HelperValue) =>
+    typeof one === 'string' && typeof many === 'string' ? pluralWord(asNumber(value), one, many) : UNKNOWN,
 } as const;
 
 /** Names for Handlebars' `knownHelpers` (with knownHelpersOnly, a typo fails at compile time). */

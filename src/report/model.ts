@@ -52,7 +52,13 @@ export interface Kpis {
   assessments: number | null;
   attacks: number | null;
   trials: number | null;
+  /** The service's total finding count (executive summary), the same basis as `findingsBySeverity`. */
   totalFindings: number | null;
+  /**
+   * The service's severity breakdown (executive summary `*_findings` / `severity_distribution`): the one
+   * basis for every count by severity in the report — KPI cards, summary sentence and severity chart.
+   * It is neither the top-findings list (at most 20 rows) nor the per-attack-run count of the diff/gates.
+   */
   findingsBySeverity: SeverityCounts;
   firstAssessmentAt: string | null;
   lastAssessmentAt: string | null;
@@ -66,11 +72,6 @@ export interface RiskTrendPoint {
   riskScore: number | null;
   riskLevel: string | null;
   overallAsr: number | null;
-}
-
-export interface SeverityCount {
-  severity: SeverityLevel;
-  count: number | null;
 }
 
 export interface CategoryAsr {
@@ -147,12 +148,17 @@ export interface EvaluationJobRow {
   passed: number | null;
   failed: number | null;
   errored: number | null;
-  /** 0–1. */
+  /**
+   * Items passed ÷ dataset size (0–1), for every job whatever its status (see `evaluationPassRate`);
+   * null when either count is unknown or the dataset is empty.
+   */
   passRate: number | null;
   errorSummary: string | null;
 }
 
 export interface AnalyticsWarningEntry {
+  /** The project the assessment belongs to (shown in multi-project reports). */
+  project: ProjectRef;
   assessmentId: string;
   assessmentName: string | null;
   field: string;
@@ -162,6 +168,7 @@ export interface AnalyticsWarningEntry {
 }
 
 export interface LegacyDataEntry {
+  project: ProjectRef;
   assessmentId: string | null;
   assessmentName: string | null;
   /** What is in an older format and how it was treated. */
@@ -177,6 +184,7 @@ export interface FailedRequestEntry {
 }
 
 export interface TruncatedTrialList {
+  project: ProjectRef;
   assessmentId: string;
   assessmentName: string | null;
   trialsStored: number | null;
@@ -297,7 +305,6 @@ export interface ExecutiveModel extends ReportBase {
   kpis: Kpis;
   summary: Sentence[];
   riskTrend: RiskTrendPoint[];
-  severityDistribution: SeverityCount[];
   /** Worst first. */
   asrByCategory: { rows: CategoryAsr[]; excludes: Exclusion[] };
   attackEffectiveness: AttackEffectivenessRow[];

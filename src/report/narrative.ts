@@ -4,12 +4,11 @@
  * are kept as `data` parts so the renderer escapes them for the output context; only our own wording
  * is `text`.
  */
-import { formatCount, formatDecimal, formatLift, formatPercent, riskBand } from './format.js';
+import { countOf, formatCount, formatDecimal, formatLift, formatPercent, riskBand } from './format.js';
 import type {
   ComplianceFrameworkSection,
   ExecutiveModel,
   Exclusion,
-  FrameworkCoverage,
   PortfolioModel,
   Sentence,
   SentencePart,
@@ -18,8 +17,52 @@ import type {
 const text = (value: string): SentencePart => ({ kind: 'text', value });
 const data = (value: string): SentencePart => ({ kind: 'data', value });
 
-function plural(count: number, one: string, many: string): string {
-  return `${formatCount(count)} ${count === 1 ? one : many}`;
+/** Tied items named in a sentence before the rest is summarized as "and N more". */
+const MAX_NAMED = 3;
+
+/** Names as sentence parts: "a", "a and b", "a, b and c", "a, b, c and 2 more". */
+export function nameList(names: readonly string[]): SentencePart[] {
+  const named = names.slice(0, MAX_NAMED);
+  const rest = names.length - named.length;
+  const parts: SentencePart[] = [];
+  named.forEach((name, index) => {
+    if (index > 0) parts.push(text(index === named.length - 1 && rest === 0 ? ' and ' : ', '));
+    parts.push(data(name));
+  });
+  if (rest > 0) parts.push(text(` and ${formatCount(rest)} more`));
+  return parts;
+}
+
+/** The rows sharing the best known value, and that value as shown. */
+interface Leaders {
+  names: string[];
+  shown: string;
+  value: number;
+}
+
+/**
+ * Every row tied for the best value, where "tied" means equal as the report shows it (two lifts both
+ * printed "+45.0 pp" are a tie to the reader); names sorted so the same model gives the same sentence.
+ */
+export function leaders<T>(
+  rows: readonly T[],
+  value: (row: T) => number | null,
+  name: (row: T) => string,
+  show: (value: number) => string,
+  best: 'highest' | 'lowest',
+): Leaders | null {
+  const known = rows.flatMap((row) => {
+    const v = value(row);
+    return v === null || !Number.isFinite(v) ? [] : [{ row, v }];
+  });
+  if (known.length === 0) return null;
+  const top = known.reduce((a, b) => (best === 'highest' ? (b.v > a.v ? b : a) : b.v < a.v ? b : a));
+  const shown = show(top.v);
+  const names = known
+    .filter((entry) => show(entry.v) === shown)
+    .map((entry) => name(entry.row))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { names: [...new Set(names)], shown, value: top.v };
 }
 
 function postureSentence(score: number | null, level: string | null, scope: string): Sentence {
@@ -34,21 +77,39 @@ function postureSentence(score: number | null, level: string | null, scope: stri
 function exclusionSentence(excludes: readonly Exclusion[]): Sentence[] {
   return excludes.map((exclusion) => [
     text(
-      `Figures exclude ${plural(exclusion.assessments.length, 'assessment', 'assessments')} with erroneous `,
+      `Figures exclude ${countOf(exclusion.assessments.length, 'assessment', 'assessments')} with erroneous `,
     ),
     data(exclusion.field),
     text(' (see Data quality).'),
   ]);
 }
 
-function worstCoverage(coverage: readonly FrameworkCoverage[]): FrameworkCoverage | undefined {
-  return coverage
-    .filter((row) => row.coveragePct !== null)
-    .reduce<FrameworkCoverage | undefined>(
-      (worst, row) =>
-        worst === undefined || (row.coveragePct ?? 0) < (worst.coveragePct ?? 0) ? row : worst,
-      undefined,
-    );
+/**
+ * Critical and high counts with their basis: the service's own severity breakdown (executive summary),
+ * not the top-findings table (at most 20 rows) and not the per-attack-run count the diff and gates use.
+ */
+function findingsSentence(model: Omit<ExecutiveModel, 'summary'>): Sentence {
+  const { critical, high } = model.kpis.findingsBySeverity;
+  const total = model.kpis.totalFindings;
+  const listed = model.topFindings.length;
+  const table =
+    listed > 0
+      ? `; the Top findings table lists the service's ${countOf(listed, 'highest-ranked finding', 'highest-ranked findings')}`
+      : '';
+  if (critical === null || high === null) {
+    return [
+      text(
+        'The number of critical and high-severity findings is unknown: the service reported no severity breakdown.',
+      ),
+    ];
+  }
+  const counted =
+    critical + high === 0
+      ? 'no critical or high-severity findings'
+      : `${countOf(critical, 'critical finding', 'critical findings')} and ` +
+        countOf(high, 'high-severity finding', 'high-severity findings');
+  const inAll = total === null ? '' : ` (${countOf(total, 'finding', 'findings')} in all)`;
+  return [text(`The service's severity breakdown counts ${counted}${inAll}${table}.`)];
 }
 
 /** Sentences for an executive report (everything but `summary` must be filled in). */
@@ -58,70 +119,104 @@ export function executiveNarrative(model: Omit<ExecutiveModel, 'summary'>): Sent
 
   sentences.push([
     text(
-      `The project had ${kpis.assessments === null ? 'an unknown number of' : formatCount(kpis.assessments)} ` +
-        `assessments with ${formatCount(kpis.attacks)} attacks and ${formatCount(kpis.trials)} trials; ` +
+      `The project had ${kpis.assessments === null ? 'an unknown number of assessments' : countOf(kpis.assessments, 'assessment', 'assessments')} ` +
+        `with ${countOf(kpis.attacks, 'attack', 'attacks')} and ${countOf(kpis.trials, 'trial', 'trials')}; ` +
         `the overall attack success rate (ASR) is ${formatPercent(kpis.overallAsr)}.`,
     ),
   ]);
 
-  const critical = kpis.findingsBySeverity.critical;
-  const high = kpis.findingsBySeverity.high;
-  if (critical === null || high === null) {
-    sentences.push([text('The number of critical and high-severity findings is unknown.')]);
-  } else if (critical + high === 0) {
-    sentences.push([text('No critical or high-severity findings were recorded.')]);
-  } else {
-    sentences.push([
-      text(
-        `There ${critical === 1 ? 'is' : 'are'} ${plural(critical, 'critical finding', 'critical findings')} ` +
-          `and ${plural(high, 'high-severity finding', 'high-severity findings')}.`,
-      ),
-    ]);
-  }
+  sentences.push(findingsSentence(model));
 
-  const attack = [...model.attackEffectiveness]
-    .filter((row) => row.successRate !== null)
-    .sort((a, b) => (b.successRate ?? 0) - (a.successRate ?? 0) || (a.attack < b.attack ? -1 : 1))[0];
-  const transform = [...model.transformLift.rows]
-    .filter((row) => row.lift !== null)
-    .sort((a, b) => (b.lift ?? 0) - (a.lift ?? 0) || (a.transform < b.transform ? -1 : 1))[0];
-  if (attack) {
-    const sentence: SentencePart[] = [
-      text('The most effective attack was '),
-      data(attack.attack),
-      text(` (success rate ${formatPercent(attack.successRate)})`),
-    ];
-    if (transform) {
+  const attacks = leaders(
+    model.attackEffectiveness,
+    (row) => row.successRate,
+    (row) => row.attack,
+    formatPercent,
+    'highest',
+  );
+  const transforms = leaders(
+    model.transformLift.rows,
+    (row) => row.lift,
+    (row) => row.transform,
+    formatLift,
+    'highest',
+  );
+  if (attacks) {
+    const sentence: SentencePart[] =
+      attacks.names.length === 1
+        ? [
+            text('The most effective attack was '),
+            ...nameList(attacks.names),
+            text(` (success rate ${attacks.shown})`),
+          ]
+        : [
+            text(`The most effective attacks, tied at a success rate of ${attacks.shown}, were `),
+            ...nameList(attacks.names),
+          ];
+    if (transforms) {
       sentence.push(
-        text('; the transform with the largest lift over baseline was '),
-        data(transform.transform),
-        text(` (${formatLift(transform.lift)})`),
+        ...(transforms.names.length === 1
+          ? [
+              text('; the transform with the largest lift over baseline was '),
+              ...nameList(transforms.names),
+              text(` (${transforms.shown})`),
+            ]
+          : [
+              text(`; the transforms tied for the largest lift over baseline (${transforms.shown}) were `),
+              ...nameList(transforms.names),
+            ]),
       );
     }
     sentence.push(text('.'));
     sentences.push(sentence);
   }
 
-  const worst = model.asrByCategory.rows.find((row) => row.asr !== null);
-  if (worst) {
-    sentences.push([
-      text('The weakest goal category is '),
-      data(worst.category),
-      text(` with an ASR of ${formatPercent(worst.asr)}.`),
-    ]);
+  const weakest = leaders(
+    model.asrByCategory.rows,
+    (row) => row.asr,
+    (row) => row.category,
+    formatPercent,
+    'highest',
+  );
+  if (weakest) {
+    sentences.push(
+      weakest.names.length === 1
+        ? [
+            text('The weakest goal category is '),
+            ...nameList(weakest.names),
+            text(` with an ASR of ${weakest.shown}.`),
+          ]
+        : [
+            text(`The weakest goal categories, tied at an ASR of ${weakest.shown}, are `),
+            ...nameList(weakest.names),
+            text('.'),
+          ],
+    );
   }
 
-  const coverage = worstCoverage(model.complianceCoverage);
-  if (coverage) {
+  const lowest = leaders(
+    model.complianceCoverage,
+    (row) => row.coveragePct,
+    (row) => row.title,
+    formatPercent,
+    'lowest',
+  );
+  if (lowest && lowest.names.length === 1) {
+    const coverage = model.complianceCoverage.find((row) => row.title === lowest.names[0]);
+    const tested =
+      coverage && coverage.testedCategories !== null && coverage.totalCategories !== null
+        ? ` (${formatCount(coverage.testedCategories)} of ${countOf(coverage.totalCategories, 'category', 'categories')} tested)`
+        : '';
     sentences.push([
       text('Lowest compliance coverage: '),
-      data(coverage.title),
-      text(
-        ` at ${formatPercent(coverage.coveragePct)}` +
-          (coverage.testedCategories !== null && coverage.totalCategories !== null
-            ? ` (${formatCount(coverage.testedCategories)} of ${formatCount(coverage.totalCategories)} categories tested).`
-            : '.'),
-      ),
+      ...nameList(lowest.names),
+      text(` at ${lowest.shown}${tested}.`),
+    ]);
+  } else if (lowest) {
+    sentences.push([
+      text(`Lowest compliance coverage, tied at ${lowest.shown}: `),
+      ...nameList(lowest.names),
+      text('.'),
     ]);
   } else {
     sentences.push([text('Compliance coverage is unknown.')]);
@@ -161,30 +256,34 @@ export function complianceNarrative(frameworks: readonly ComplianceFrameworkSect
 export function portfolioNarrative(model: Omit<PortfolioModel, 'summary'>): Sentence[] {
   const projects = model.projects;
   const sentences: Sentence[] = [
-    [text(`The portfolio covers ${plural(projects.length, 'project', 'projects')}.`)],
+    [text(`The portfolio covers ${countOf(projects.length, 'project', 'projects')}.`)],
   ];
-  const riskiest = [...projects]
-    .filter((row) => row.riskScore !== null)
-    .sort((a, b) => (b.riskScore ?? 0) - (a.riskScore ?? 0) || (a.project.key < b.project.key ? -1 : 1))[0];
+  const riskiest = leaders(
+    projects,
+    (row) => row.riskScore,
+    (row) => row.project.name ?? row.project.key,
+    (score) => formatDecimal(score, 1),
+    'highest',
+  );
   if (riskiest) {
-    sentences.push([
-      text('Highest risk: '),
-      data(riskiest.project.name ?? riskiest.project.key),
-      text(
-        ` (risk score ${formatDecimal(riskiest.riskScore, 1)} of 10, ${riskBand(riskiest.riskScore) ?? 'unknown'}).`,
-      ),
-    ]);
+    const detail = `risk score ${riskiest.shown} of 10, ${riskBand(riskiest.value) ?? 'unknown'}`;
+    sentences.push(
+      riskiest.names.length === 1
+        ? [text('Highest risk: '), ...nameList(riskiest.names), text(` (${detail}).`)]
+        : [text(`Highest risk, tied at ${detail}: `), ...nameList(riskiest.names), text('.')],
+    );
   }
   const critical = projects.map((row) => row.findingsBySeverity.critical);
   if (critical.length > 0) {
     const known = critical.filter((value): value is number => value !== null);
     const total = known.reduce((sum, value) => sum + value, 0);
+    const counted = countOf(total, 'critical finding', 'critical findings');
     sentences.push([
       text(
         known.length === critical.length
-          ? `Across projects there are ${plural(total, 'critical finding', 'critical findings')}.`
-          : `Across projects with known counts there are ${plural(total, 'critical finding', 'critical findings')}; ` +
-              `${plural(critical.length - known.length, 'project has', 'projects have')} no known count.`,
+          ? `Across projects the service's severity breakdowns count ${counted}.`
+          : `Across projects with a known severity breakdown the service counts ${counted}; ` +
+              `${countOf(critical.length - known.length, 'project has', 'projects have')} no known count.`,
       ),
     ]);
   }

@@ -14,6 +14,11 @@ type ChartLookup = (name: string) => ChartView | null;
 
 export function executiveSections(model: ExecutiveModel, text: ViewText, chart: ChartLookup) {
   const { kpis } = model;
+  const severities = SEVERITY_LEVELS.map((severity) => ({
+    severity,
+    count: kpis.findingsBySeverity[severity],
+  }));
+  const timesUsed = model.attackEffectiveness.map((row) => row.timesUsed);
   return {
     kpis: {
       riskLevel: text.maybeLabel(kpis.riskLevel),
@@ -25,14 +30,15 @@ export function executiveSections(model: ExecutiveModel, text: ViewText, chart: 
       attacks: kpis.attacks,
       trials: kpis.trials,
       totalFindings: kpis.totalFindings,
-      severities: SEVERITY_LEVELS.map((severity) => ({ severity, count: kpis.findingsBySeverity[severity] })),
+      severities,
+      topFindings: model.topFindings.length,
       firstAssessment: formatDate(kpis.firstAssessmentAt),
       lastAssessment: formatDate(kpis.lastAssessmentAt),
     },
     riskTrend: { chart: chart('risk-trend'), points: model.riskTrend.length },
     severityDistribution: {
       chart: chart('severity-distribution'),
-      rows: model.severityDistribution.map((row) => ({ severity: row.severity, count: row.count })),
+      rows: severities,
     },
     asrByCategory: {
       chart: chart('asr-by-category'),
@@ -47,6 +53,11 @@ export function executiveSections(model: ExecutiveModel, text: ViewText, chart: 
     },
     attackEffectiveness: {
       chart: chart('attack-effectiveness'),
+      /** Sum of the service's times_used; null when any row's is unknown. */
+      timesUsedTotal: timesUsed.every((value) => value !== null)
+        ? timesUsed.reduce<number>((sum, value) => sum + (value ?? 0), 0)
+        : null,
+      attacks: kpis.attacks,
       rows: model.attackEffectiveness.map((row) => ({
         attack: text.label(row.attack),
         timesUsed: row.timesUsed,

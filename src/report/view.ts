@@ -25,10 +25,18 @@ function projectView(text: ViewText, project: ProjectRef) {
   };
 }
 
-function dataQualityView(text: ViewText, quality: DataQuality) {
+/**
+ * The data-quality section. In a multi-project report each assessment row names its project too:
+ * assessment names repeat across projects, and without the project two rows can read identically.
+ */
+function dataQualityView(text: ViewText, quality: DataQuality, multiProject: boolean) {
+  const projectOf = (project: ProjectRef): Escaped | null =>
+    multiProject ? text.label(project.name ?? project.key) : null;
   return {
     clean: isDataQualityClean(quality),
+    multiProject,
     analyticsWarnings: quality.analyticsWarnings.map((entry) => ({
+      project: projectOf(entry.project),
       assessment: text.label(entry.assessmentName ?? entry.assessmentId),
       assessmentId: text.code(entry.assessmentId),
       field: text.code(entry.field),
@@ -36,7 +44,9 @@ function dataQualityView(text: ViewText, quality: DataQuality) {
       excluded: text.label(entry.excluded),
     })),
     legacyData: quality.legacyData.map((entry) => ({
+      project: projectOf(entry.project),
       assessment: text.maybeLabel(entry.assessmentName ?? entry.assessmentId),
+      assessmentId: text.maybeCode(entry.assessmentId),
       description: text.label(entry.description),
     })),
     partialSnapshots: quality.partialSnapshots.map((id) => text.code(id)),
@@ -47,6 +57,7 @@ function dataQualityView(text: ViewText, quality: DataQuality) {
       error: text.label(entry.error),
     })),
     truncatedTrialLists: quality.truncatedTrialLists.map((entry) => ({
+      project: projectOf(entry.project),
       assessment: text.label(entry.assessmentName ?? entry.assessmentId),
       trialsStored: entry.trialsStored,
       limit: entry.limit,
@@ -109,7 +120,7 @@ export function buildView(model: ReportModel, text: ViewText, options: ViewOptio
     dataAsOf: formatDateTime(dataAsOf ?? null),
     dataAsOfDate: formatDate(dataAsOf ?? null),
     summary: model.summary.map((sentence) => text.sentence(sentence)),
-    dataQuality: dataQualityView(text, model.dataQuality),
+    dataQuality: dataQualityView(text, model.dataQuality, model.kind === 'portfolio'),
     provenance: provenanceView(text, model.provenance),
   };
   let sections: Record<string, unknown>;

@@ -99,6 +99,7 @@ function dataQuality(): DataQuality {
   return {
     analyticsWarnings: [
       {
+        project,
         assessmentId: LEGACY_ASSESSMENT.id,
         assessmentName: LEGACY_ASSESSMENT.name,
         field: 'asr_by_category',
@@ -106,6 +107,7 @@ function dataQuality(): DataQuality {
         excluded: 'ASR by goal category of this assessment',
       },
       {
+        project,
         assessmentId: LEGACY_ASSESSMENT.id,
         assessmentName: LEGACY_ASSESSMENT.name,
         field: 'compliance_matrix',
@@ -115,6 +117,7 @@ function dataQuality(): DataQuality {
     ],
     legacyData: [
       {
+        project,
         assessmentId: assessments[1]?.id ?? null,
         assessmentName: assessments[1]?.name ?? null,
         description:
@@ -133,6 +136,7 @@ function dataQuality(): DataQuality {
     ],
     truncatedTrialLists: [
       {
+        project,
         assessmentId: assessments[0]?.id ?? '',
         assessmentName: assessments[0]?.name ?? null,
         trialsStored: 500,
@@ -174,13 +178,6 @@ export function executiveFixture(): ExecutiveModel {
         riskLevel: ['medium', 'critical', null, 'high'][index] ?? null,
         overallAsr: [0.2, 0.55, null, 0.42][index] ?? null,
       })),
-    ],
-    severityDistribution: [
-      { severity: 'critical', count: 2 },
-      { severity: 'high', count: 5 },
-      { severity: 'medium', count: 9 },
-      { severity: 'low', count: 4 },
-      { severity: 'info', count: null },
     ],
     asrByCategory: {
       rows: [
@@ -605,7 +602,26 @@ export function portfolioFixture(): PortfolioModel {
         overallAsr: null,
       },
     ],
-    dataQuality: { ...dataQuality(), analyticsWarnings: [], legacyData: [] },
+    dataQuality: {
+      ...dataQuality(),
+      // Two projects each with an assessment of the same name: only the project tells the rows apart.
+      analyticsWarnings: [
+        {
+          project: other,
+          assessmentId: '00000000-0000-4000-8000-0000000000e1',
+          assessmentName: 'Weekly sweep',
+          field: 'asr_by_category',
+          reason: 'stored in legacy format',
+          excluded: 'its ASR by goal category (left out of the category ASR table and chart)',
+        },
+      ],
+      legacyData: [project, other].map((owner, index) => ({
+        project: owner,
+        assessmentId: `00000000-0000-4000-8000-0000000000f${index}`,
+        assessmentName: 'Weekly sweep',
+        description: '3 compliance-matrix entries in the older format (no attacks_used or total_trials)',
+      })),
+    },
     provenance: {
       toolVersion: '0.1.0',
       snapshots: [

@@ -46,7 +46,7 @@ export function chartsForModel(model: ReportModel, label: Labeler): ChartDefinit
     case 'executive':
       return [
         riskTrendChart(model.riskTrend, label),
-        severityDistributionChart(model.severityDistribution),
+        severityDistributionChart(model.kpis.findingsBySeverity),
         asrByCategoryChart(model.asrByCategory.rows, label),
         attackEffectivenessChart(model.attackEffectiveness, label),
         transformLiftChart(model.transformLift.rows, label),

@@ -2,6 +2,7 @@
  * Category × assessment ASR for one framework (compliance). A cell with unknown ASR (not tested, or
  * excluded by an analytics warning) is not drawn: the grey plot background shows through, never a 0.
  */
+import { categoryLabel } from '../frameworks.js';
 import type { ComplianceFrameworkSection } from '../model.js';
 import { baseSpec, CHART_CONFIG, distinctLabels, type ChartDefinition, type Labeler } from './chart.js';
 
@@ -18,7 +19,7 @@ export function complianceHeatmapChart(
   const columnOf = new Map(assessments.map((assessment, index) => [assessment.id, columns[index] ?? '']));
   const rows = distinctLabels(
     section.categories.map((category) =>
-      label(category.title ? `${category.tag} ${category.title}` : category.tag),
+      label(categoryLabel(section.framework, category.tag, category.title)),
     ),
   );
   const rowOf = new Map(section.categories.map((category, index) => [category.tag, rows[index] ?? '']));

@@ -1,15 +1,19 @@
-/** Findings per severity (executive). Unknown counts are left out, never drawn as 0. */
-import type { SeverityCount } from '../model.js';
+/**
+ * Findings per severity (executive), from the same counts as the KPI cards: the service's severity
+ * breakdown. Unknown counts are left out, never drawn as 0.
+ */
+import { SEVERITY_LEVELS, type SeverityCounts } from '../model.js';
 import { baseSpec, severityScale, type ChartDefinition } from './chart.js';
 
-export function severityDistributionChart(counts: readonly SeverityCount[]): ChartDefinition {
-  const values = counts
-    .filter((row) => row.count !== null)
-    .map((row) => ({ severity: row.severity, count: row.count }));
+export function severityDistributionChart(counts: SeverityCounts): ChartDefinition {
+  const values = SEVERITY_LEVELS.flatMap((severity) => {
+    const count = counts[severity];
+    return count === null ? [] : [{ severity, count }];
+  });
   const scale = severityScale();
   return {
     name: 'severity-distribution',
-    title: 'Findings by severity',
+    title: 'Findings by severity (service severity breakdown)',
     spec: {
       ...baseSpec(),
       height: 180,

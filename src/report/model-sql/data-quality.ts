@@ -41,6 +41,7 @@ async function scopeQuality(
   )) {
     const field = str(row.field) ?? '(unnamed field)';
     quality.analyticsWarnings.push({
+      project: scope.project,
       assessmentId: String(row.assessment_id),
       assessmentName: str(row.assessment_name),
       field,
@@ -58,6 +59,7 @@ async function scopeQuality(
     params,
   )) {
     quality.legacyData.push({
+      project: scope.project,
       assessmentId: String(row.assessment_id),
       assessmentName: str(row.assessment_name),
       description: `${num(row.cells) ?? 0} compliance-matrix entries in the older format (no attacks_used or total_trials): their trial counts are unknown, so none of them can count as passing`,
@@ -80,6 +82,7 @@ async function scopeQuality(
   )) {
     const detail = json(row.detail) as { assessment_id?: unknown } | null;
     quality.truncatedTrialLists.push({
+      project: scope.project,
       assessmentId: typeof detail?.assessment_id === 'string' ? detail.assessment_id : String(row.message),
       assessmentName: str(row.assessment_name),
       trialsStored: num(row.stored),

@@ -1,14 +1,7 @@
 /** The executive model of one project in one snapshot, read from the warehouse. */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { frameworkTitle, compareFrameworkKeys } from '../frameworks.js';
-import {
-  SEVERITY_LEVELS,
-  type EvaluationJobRow,
-  type ExecutiveModel,
-  type Exclusion,
-  type SeverityCounts,
-  type TopFinding,
-} from '../model.js';
+import type { EvaluationJobRow, ExecutiveModel, Exclusion, SeverityCounts, TopFinding } from '../model.js';
 import { executiveNarrative } from '../narrative.js';
 import { isoTimestamp, json, num, percentToFraction, queryRows, str } from './query.js';
 import type { ProjectScope } from './scope.js';
@@ -73,6 +66,22 @@ async function topFindings(conn: DuckDBConnection, scope: ProjectScope): Promise
   }));
 }
 
+/**
+ * One pass-rate definition for every job: items passed ÷ dataset size, the ratio the service's own
+ * analytics report for finished jobs. Cancelled, failed and running jobs get the same denominator, so
+ * items they never evaluated count as not passed (rather than a smaller "decided items" denominator
+ * that would make an aborted job look better than a finished one). The service's figure is used only
+ * when the item counts are missing; it is the same ratio.
+ */
+export function evaluationPassRate(
+  passed: number | null,
+  datasetSize: number | null,
+  servicePassRate: number | null,
+): number | null {
+  if (passed !== null && datasetSize !== null && datasetSize > 0) return passed / datasetSize;
+  return servicePassRate;
+}
+
 async function evaluationJobs(conn: DuckDBConnection, scope: ProjectScope): Promise<EvaluationJobRow[]> {
   if (scope.project.id === null) return [];
   const rows = await queryRows(
@@ -88,7 +97,7 @@ async function evaluationJobs(conn: DuckDBConnection, scope: ProjectScope): Prom
     const passed = num(row.items_passed);
     const failed = num(row.items_failed);
     const errored = num(row.items_errored);
-    const decided = (passed ?? 0) + (failed ?? 0) + (errored ?? 0);
+    const datasetSize = num(row.dataset_size);
     return {
       id: String(row.evaluation_id),
       name: str(row.name) ?? String(row.evaluation_id),
@@ -97,11 +106,11 @@ async function evaluationJobs(conn: DuckDBConnection, scope: ProjectScope): Prom
       model: str(row.model),
       queuedAt: str(row.queued_at),
       completedAt: str(row.completed_at),
-      datasetSize: num(row.dataset_size),
+      datasetSize,
       passed,
       failed,
       errored,
-      passRate: num(row.analytics_pass_rate) ?? (passed !== null && decided > 0 ? passed / decided : null),
+      passRate: evaluationPassRate(passed, datasetSize, num(row.analytics_pass_rate)),
       errorSummary: str(row.error_summary),
     };
   });
@@ -195,7 +204,6 @@ export async function executiveSections(
       riskLevel: str(row.risk_level),
       overallAsr: num(row.overall_asr),
     })),
-    severityDistribution: SEVERITY_LEVELS.map((severity) => ({ severity, count: bySeverity[severity] })),
     asrByCategory: {
       rows: categories.map((row) => {
         const complete = num(row.incomplete) === 0;
