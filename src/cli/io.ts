@@ -5,9 +5,9 @@
  */
 export interface CliIO {
   /** Data: what the command produces (paths, tables, JSON). */
-  stdout(text: string): void;
+  stdout: (text: string) => void;
   /** Diagnostics: progress, warnings, errors. */
-  stderr(text: string): void;
+  stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   stderrIsTTY: boolean;

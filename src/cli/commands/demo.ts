@@ -14,7 +14,7 @@ export const demoCommand = defineCommand<DemoArgs>({
       type: 'string',
       default: '.airt-demo',
       describe: 'Directory for the demo outputs (cleared on each demo run)',
-    }) as Argv<DemoArgs>,
+    }),
   run: async (args, io) => {
     const { runDemo } = await import('../../demo/run-demo.js');
     await runDemo(
