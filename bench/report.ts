@@ -20,60 +20,12 @@ import {
 } from '../src/report/model.js';
 import { complianceNarrative, executiveNarrative } from '../src/report/narrative.js';
 import { renderHtml } from '../src/report/render.js';
+import { GENERATIVE_ATTACKS, GOAL_CATEGORIES, TRANSFORMS } from '../src/simulator/taxonomy.js';
 
 const ASSESSMENTS = 500;
-const CATEGORIES = [
-  'credential_leak',
-  'tool_misuse',
-  'system_prompt_leak',
-  'harmful_content',
-  'pii_extraction',
-  'jailbreak_general',
-  'refusal_bypass',
-  'bias_fairness',
-  'content_policy',
-  'reasoning_exploitation',
-  'supply_chain',
-  'resource_exhaustion',
-  'quantization_safety',
-  'alignment_integrity',
-  'multi_turn_escalation',
-];
-const ATTACKS = [
-  'tap_attack',
-  'pair_attack',
-  'goat_attack',
-  'crescendo_attack',
-  'prompt_attack',
-  'rainbow_attack',
-  'gptfuzzer_attack',
-  'autodan_turbo_attack',
-  'renellm_attack',
-  'beast_attack',
-  'drattack',
-  'deep_inception_attack',
-  'echo_chamber_attack',
-  'persona_hijack_attack',
-  'salami_slicing_attack',
-  'tmap_trajectory_attack',
-];
-const TRANSFORMS = [
-  'base64',
-  'hex',
-  'rot13',
-  'caesar',
-  'leet_speak',
-  'unicode_confusable',
-  'zero_width',
-  'homoglyph_attack',
-  'payload_splitting',
-  'role_play_wrapper',
-  'authority_exploitation',
-  'multilingual_mixing',
-  'adversarial_suffix',
-  'character_space',
-  'emoji_substitution',
-];
+// The taxonomy's real names, shared with the simulator, so the synthetic model looks like real data.
+const CATEGORIES = GOAL_CATEGORIES.map((category) => category.name);
+const ATTACKS = GENERATIVE_ATTACKS;
 
 /** Deterministic pseudo-random fractions (no Math.random: same figures every run). */
 function fraction(seed: number): number {

@@ -3,6 +3,7 @@
  * running at one epoch move on at the next (queued → running → finished) and each epoch adds new
  * jobs, so `total` and page contents change between epochs like a live service's.
  */
+import { EvaluationItemStateSchema } from '../api/schemas.js';
 import { BASE_TIME_MS, DAY, HOUR, MINUTE, SECOND, iso } from './clock.js';
 import { HOSTILE_NAMES } from './hostile.js';
 import { hexFor, uuidFor } from './ids.js';
@@ -42,20 +43,8 @@ const TASK_SETS = [
   'coding-sandbox',
   'rag-grounding',
 ];
-const ITEM_STATES = [
-  'agent_finished',
-  'agent_running',
-  'cancelled',
-  'claiming',
-  'errored',
-  'failed',
-  'infra_error',
-  'passed',
-  'provisioning',
-  'queued',
-  'timed_out',
-  'verifying',
-] as const;
+/** The item states of EvaluationControlPlaneSummary, in the spec's order. */
+const ITEM_STATES = EvaluationItemStateSchema.options;
 type ItemState = (typeof ITEM_STATES)[number];
 
 function users(seed: number): { id: string; email: string; username: string; full_name: string | null }[] {

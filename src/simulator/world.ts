@@ -21,6 +21,7 @@ import {
   GOAL_CATEGORIES,
   JUDGE_MODELS,
   TARGET_MODELS,
+  TRANSFORMS,
   goalCategory,
 } from './taxonomy.js';
 
@@ -205,26 +206,7 @@ export class WorldPlanner {
       GOAL_CATEGORIES.map((c) => c.name),
       6,
     );
-    const transformPool = rng.sample(
-      [
-        'base64',
-        'hex',
-        'rot13',
-        'caesar',
-        'leet_speak',
-        'unicode_confusable',
-        'zero_width',
-        'homoglyph_attack',
-        'payload_splitting',
-        'role_play_wrapper',
-        'authority_exploitation',
-        'multilingual_mixing',
-        'adversarial_suffix',
-        'character_space',
-        'emoji_substitution',
-      ],
-      5,
-    );
+    const transformPool = rng.sample(TRANSFORMS, 5);
     const trialFactor = plan.roles.has('deep') ? 4 : 1;
     const planned: number[] = [];
     for (let k = 0; k < count; k++) {
