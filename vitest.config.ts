@@ -8,5 +8,6 @@ export default defineConfig({
     // Two cores: integration tests start simulators and DuckDB; keep parallelism modest.
     maxWorkers: 2,
     env: { TZ: 'UTC' },
+    setupFiles: ['test/setup.ts'],
   },
 });

@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { buildGateReport, gateReportJson, gateReportMarkdown } from '../../src/p
 import { verifyBundle } from '../../src/pipeline/verify-bundle.js';
 import { computeRootHash, type Manifest } from '../../src/snapshot/manifest.js';
 import { writeFixtureSnapshot } from './snapshot-dir-fixture.js';
+import { makeTempDir } from '../helpers/temp-dirs.js';
 
 let work: string;
 let snapshotDir: string;
@@ -21,7 +21,7 @@ let manifest: Manifest;
 let files: BundleFile[];
 
 beforeAll(async () => {
-  work = await mkdtemp(path.join(tmpdir(), 'airt-bundle-'));
+  work = await makeTempDir('airt-bundle-');
   ({ dir: snapshotDir, manifest } = await writeFixtureSnapshot({
     root: path.join(work, 'snapshots'),
     snapshotId: '20260101T000000Z',

@@ -1,17 +1,17 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireRunLock, RunLockedError } from '../../src/pipeline/lock.js';
 import { applyRetention, listFinishedSnapshots } from '../../src/pipeline/retention.js';
 import { writeFixtureSnapshot } from './snapshot-dir-fixture.js';
+import { makeTempDir } from '../helpers/temp-dirs.js';
 
 const noCompromise = (): void => undefined;
 
 describe('run lock', () => {
   it('makes a second run on the same database fail with a message, and lets other databases proceed', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'airt-lock-'));
+    const dir = await makeTempDir('airt-lock-');
     const db = path.join(dir, 'airt.duckdb');
     const release = await acquireRunLock([db], { waitSeconds: 0, onCompromised: noCompromise });
     const second = acquireRunLock([db], { waitSeconds: 0, onCompromised: noCompromise });
@@ -31,7 +31,7 @@ describe('run lock', () => {
   });
 
   it('waits for the holder when asked to', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'airt-lock-'));
+    const dir = await makeTempDir('airt-lock-');
     const db = path.join(dir, 'airt.duckdb');
     const release = await acquireRunLock([db], { waitSeconds: 0, onCompromised: noCompromise });
     const waiting = acquireRunLock([db], { waitSeconds: 10, onCompromised: noCompromise });
@@ -43,7 +43,7 @@ describe('run lock', () => {
 
 describe('retention', () => {
   it('deletes only the oldest finished snapshots of this org/workspace, never anything else', async () => {
-    const root = path.join(await mkdtemp(path.join(tmpdir(), 'airt-retention-')), 'snapshots');
+    const root = path.join(await makeTempDir('airt-retention-'), 'snapshots');
     const workspaceDir = path.join(root, 'acme', 'main');
     for (const [id, day] of [
       ['20260101T000000Z', '01'],

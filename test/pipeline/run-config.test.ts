@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
@@ -12,6 +11,7 @@ import {
   resolveRunToken,
   runConfigJsonSchema,
 } from '../../src/pipeline/run-config.js';
+import { makeTempDir } from '../helpers/temp-dirs.js';
 
 const examplePath = new URL('../../examples/airt-report.yaml', import.meta.url).pathname;
 const where = { file: 'airt-report.yaml', absolute: '/etc/airt/airt-report.yaml' };
@@ -126,7 +126,7 @@ describe('run config', () => {
     await expect(resolveRunToken(config, {})).rejects.toThrow(
       'No access token: set AIRT_TOKEN or connection.token_file in the config.',
     );
-    const dir = await mkdtemp(path.join(tmpdir(), 'airt-config-'));
+    const dir = await makeTempDir('airt-config-');
     await writeFile(path.join(dir, 'token'), 'from-file\n');
     const withFile = parseRunConfig(
       minimal.replace('workspace: main', 'workspace: main, token_file: token'),

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
@@ -13,6 +12,7 @@ import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import type { RunSummary } from '../../src/pipeline/run-summary.js';
 import { verifyBundle } from '../../src/pipeline/verify-bundle.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { makeTempDir } from '../helpers/temp-dirs.js';
 
 const SCALE = { assessmentsPerProject: 3, attacksPerAssessment: 4, trialsPerAttack: 5, evaluationJobs: 20 };
 const simulators: RunningSimulator[] = [];
@@ -64,7 +64,7 @@ async function expectSummaryMatchesDisk(summary: RunSummary, summaryPath: string
 describe('runPipeline against the simulator', () => {
   it('runs twice (second after the service changed), diffs, keeps the newest snapshot and bundles', async () => {
     const sim = await simulator();
-    const dir = await mkdtemp(path.join(tmpdir(), 'airt-run-'));
+    const dir = await makeTempDir('airt-run-');
     const config = runConfigFromObject(
       baseConfig(sim, {
         gates: ['overall_asr <= 1', 'regressed_findings >= 0', 'new_critical_findings <= 1000'],
@@ -132,7 +132,7 @@ describe('runPipeline against the simulator', () => {
 
   it('exits 4 through the CLI when a gate trips, with the reports still written and the rows named', async () => {
     const sim = await simulator();
-    const dir = await mkdtemp(path.join(tmpdir(), 'airt-run-'));
+    const dir = await makeTempDir('airt-run-');
     const file = path.join(dir, 'airt-report.yaml');
     await writeFile(
       file,
@@ -170,7 +170,7 @@ describe('runPipeline against the simulator', () => {
   it('exits 3 when a request fails for good and the snapshot is partial', async () => {
     // Seed 5 with a 20% 502 rate and a single attempt loses exactly one trial list (deterministic).
     const sim = await simulator({ seed: 5, faults: '502=0.2' });
-    const dir = await mkdtemp(path.join(tmpdir(), 'airt-run-'));
+    const dir = await makeTempDir('airt-run-');
     const config = runConfigFromObject(baseConfig(sim, { snapshot: { max_attempts: 1 } }), dir);
     const result = await runPipeline(config, { stderr: () => undefined, env: { AIRT_TOKEN: sim.token } });
     expect(result.exitCode).toBe(3);
@@ -182,7 +182,7 @@ describe('runPipeline against the simulator', () => {
 
   it('names the config key, not a CLI flag, when the service rejects the token', async () => {
     const sim = await simulator();
-    const dir = await mkdtemp(path.join(tmpdir(), 'airt-run-'));
+    const dir = await makeTempDir('airt-run-');
     const config = runConfigFromObject(baseConfig(sim, {}), dir);
     const result = await runPipeline(config, { stderr: () => undefined, env: { AIRT_TOKEN: 'wrong-token' } });
     expect(result.exitCode).toBe(1);
@@ -194,7 +194,7 @@ describe('runPipeline against the simulator', () => {
 
   it('exits 130 when interrupted, with the outcome recorded as interrupted', async () => {
     const sim = await simulator();
-    const dir = await mkdtemp(path.join(tmpdir(), 'airt-run-'));
+    const dir = await makeTempDir('airt-run-');
     const config = runConfigFromObject(baseConfig(sim, {}), dir);
     const controller = new AbortController();
     controller.abort(new Error('Ctrl-C'));
@@ -209,7 +209,7 @@ describe('runPipeline against the simulator', () => {
   });
 
   it('refuses to start while another run holds the database lock', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'airt-run-'));
+    const dir = await makeTempDir('airt-run-');
     const config = runConfigFromObject(
       { connection: { base_url: 'http://127.0.0.1:9', org: 'acme', workspace: 'main' } },
       dir,

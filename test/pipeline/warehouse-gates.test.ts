@@ -1,5 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
@@ -13,6 +12,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/index
 import { takeSnapshot } from '../../src/snapshot/take-snapshot.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
+import { makeTempDir } from '../helpers/temp-dirs.js';
 
 // Six assessments in one project: enough for the simulator's planted roles (an assessment with an
 // erroneous asr_by_category slice, and one whose attack run regresses to critical at epoch 1).
@@ -29,7 +29,7 @@ let provider: GateMetricProvider;
 
 beforeAll(async () => {
   sim = await startSimulator({ projects: 1, scale: SCALE });
-  work = await mkdtemp(path.join(tmpdir(), 'airt-gates-'));
+  work = await makeTempDir('airt-gates-');
   db = path.join(work, 'airt.duckdb');
   const options = {
     baseUrl: sim.url,
