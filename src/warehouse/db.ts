@@ -3,6 +3,7 @@
  * order) and how JS values become DuckDB values, so every loader writes the same way.
  */
 import { DuckDBInstance, LIST, VARCHAR, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import { existsSync } from 'node:fs';
 import { CliError } from '../errors.js';
 import type { ColumnType, TableDef } from './schema.js';
 
@@ -18,6 +19,13 @@ export interface OpenOptions {
   /** DuckDB memory_limit, e.g. '1GB'. Large loads spill to disk beyond it. */
   memoryLimit?: string;
   threads?: number;
+}
+
+/** Fails with a clear message when the database file does not exist (read-only commands). */
+export function requireDatabase(path: string): void {
+  if (path !== ':memory:' && !existsSync(path)) {
+    throw new CliError(`No database at ${path}; create it with airt-report load SNAPSHOT_DIR --db ${path}`);
+  }
 }
 
 /** Opens (creating if needed, unless read-only) a DuckDB file with the warehouse's session settings. */

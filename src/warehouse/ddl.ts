@@ -33,6 +33,16 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'snapshots, summaries, findings, trials, evaluations, analytics warnings; latest_* views',
     statements: () => [...TABLES.map(createTableSql), ...viewStatements()],
   },
+  {
+    version: 2,
+    description:
+      'message_parts.text_in_trial (part text stored once, in trials); message_parts_resolved view',
+    // IF NOT EXISTS: a database created at version 2 already has the column from migration 1.
+    statements: () => [
+      'ALTER TABLE message_parts ADD COLUMN IF NOT EXISTS text_in_trial BOOLEAN',
+      ...viewStatements(),
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

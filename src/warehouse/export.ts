@@ -10,7 +10,7 @@
 import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CliError } from '../errors.js';
-import { openWarehouse, scalarNumber } from './db.js';
+import { openWarehouse, requireDatabase, scalarNumber } from './db.js';
 import { checkSchema } from './ddl.js';
 import { TABLES } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
@@ -45,6 +45,7 @@ async function ensureEmptyTarget(dir: string): Promise<void> {
 export async function exportParquet(dbPath: string, outDir: string): Promise<ExportResult> {
   const target = path.resolve(outDir);
   const work = `${target}.partial-${process.pid}`;
+  requireDatabase(dbPath);
   const warehouse = await openWarehouse(dbPath, { readOnly: true });
   try {
     await checkSchema(warehouse.conn, dbPath);

@@ -1,7 +1,7 @@
 /**
  * Loads snapshot directories into the warehouse.
  *
- *   manifest.json ─▶ verify (sizes, sha256, root hash) ─▶ already loaded? ─▶ BEGIN
+ *   manifest.json ─▶ verify (sizes, sha256, root hash) ─▶ already loaded? ─▶ stage trials ─▶ BEGIN
  *     ─▶ summaries, evaluation pages, findings/ (parsed in JS, small) ─▶ rows per table
  *     ─▶ trials/ (DuckDB read_json, see trial-loader.ts)
  *     ─▶ row counts vs the manifest's `records` ─▶ COMMIT   (any error: ROLLBACK, DB unchanged)
@@ -11,17 +11,19 @@
  * A snapshot failing verification is refused unless `force`, and then marked verified = false.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError } from '../errors.js';
 import { MANIFEST_FILE } from '../snapshot/manifest.js';
-import { verifySnapshot, type VerifyResult } from '../snapshot/verify.js';
+import { readManifest, verifySnapshot, type VerifyResult } from '../snapshot/verify.js';
 import { inTransaction, openWarehouse, scalarNumber } from './db.js';
 import { ensureSchema } from './ddl.js';
 import { loadJournalInto, type JournalLoadResult } from './journal.js';
 import { TABLES } from './schema.js';
 import { SnapshotLoad, type LoadProgress, type VerifyProblem } from './snapshot-load.js';
+import { dropTrialStage } from './trial-loader.js';
 
 export { RecordCountError } from './snapshot-load.js';
 
@@ -107,16 +109,32 @@ export async function loadSnapshots(
   dirs: readonly string[],
   options: LoadOptions = {},
 ): Promise<LoadResult> {
+  // Inputs are checked before the database file is created, so a typo leaves nothing behind.
+  for (const dir of dirs) await readManifest(path.resolve(dir));
+  if (options.journal) await requireFile(options.journal, 'triage journal');
+  const created = dbPath !== ':memory:' && !existsSync(dbPath);
   const warehouse = await openWarehouse(dbPath, { memoryLimit: options.memoryLimit ?? DEFAULT_MEMORY_LIMIT });
+  const snapshots: SnapshotLoadResult[] = [];
+  let failed = true;
   try {
     await ensureSchema(warehouse.conn, options.now);
-    const snapshots: SnapshotLoadResult[] = [];
     for (const dir of dirs) snapshots.push(await loadOneSnapshot(warehouse.conn, path.resolve(dir), options));
     const journal = options.journal ? await loadJournalInto(warehouse.conn, options.journal) : null;
+    failed = false;
     return { snapshots, journal };
   } finally {
     warehouse.close();
+    // A database this command created and then loaded nothing into is removed again.
+    if (failed && created && !snapshots.some((s) => s.outcome === 'loaded')) {
+      await Promise.all([dbPath, `${dbPath}.wal`].map((file) => rm(file, { force: true })));
+    }
   }
+}
+
+async function requireFile(file: string, what: string): Promise<void> {
+  const info = await stat(file).catch(() => null);
+  if (!info?.isFile())
+    throw new CliError(`Cannot read the ${what} ${file}: no such file. Nothing was loaded.`);
 }
 
 async function loadOneSnapshot(
@@ -125,7 +143,45 @@ async function loadOneSnapshot(
   options: LoadOptions,
 ): Promise<SnapshotLoadResult> {
   const progress = options.onProgress ?? (() => undefined);
+  // Staging the trials (DuckDB threads) overlaps with hashing the files (verify) when the snapshot is
+  // new: optimistically, as if every file verifies. Nothing is written until verification passed;
+  // if it did not, the stage is rebuilt from the files that did verify.
+  const listed = await readManifest(dir);
+  const optimistic = (await loadedRoot(conn, listed.snapshot_id)) === undefined;
+  const staging = optimistic
+    ? new SnapshotLoad(conn, dir, listed, new Set(listed.files.map((f) => f.path)), progress)
+        .stageTrials()
+        .then(
+          () => null,
+          (error: unknown) => ({ error }),
+        )
+    : Promise.resolve(null);
+  try {
+    return await verifyAndLoad(conn, dir, options, staging);
+  } finally {
+    await staging;
+    await dropTrialStage(conn);
+  }
+}
+
+/** The snapshot's root hash in the database, or undefined when it is not loaded. */
+async function loadedRoot(conn: DuckDBConnection, snapshotId: string): Promise<string | undefined> {
+  const existing = await conn.runAndReadAll('SELECT root_sha256 FROM snapshots WHERE snapshot_id = $1', [
+    snapshotId,
+  ]);
+  const root = existing.getRows()[0]?.[0];
+  return root === undefined ? undefined : String(root);
+}
+
+async function verifyAndLoad(
+  conn: DuckDBConnection,
+  dir: string,
+  options: LoadOptions,
+  staging: Promise<{ error: unknown } | null>,
+): Promise<SnapshotLoadResult> {
+  const progress = options.onProgress ?? (() => undefined);
   const verification = await verifySnapshot(dir);
+  const stageFailure = await staging;
   const { manifest } = verification;
   const snapshotId = manifest.snapshot_id;
   progress({ type: 'verify', dir, snapshotId, files: manifest.files.length });
@@ -140,10 +196,7 @@ async function loadOneSnapshot(
     verification.rootHash.ok ? manifest.files.map((f) => f.path).filter((p) => !damaged.has(p)) : [],
   );
 
-  const existing = await conn.runAndReadAll('SELECT root_sha256 FROM snapshots WHERE snapshot_id = $1', [
-    snapshotId,
-  ]);
-  const existingRoot = existing.getRows()[0]?.[0];
+  const existingRoot = await loadedRoot(conn, snapshotId);
   const base = { dir, snapshotId, status: manifest.status, verified: verification.ok };
   if (existingRoot !== undefined) {
     if (existingRoot === manifest.root_sha256) {
@@ -151,12 +204,19 @@ async function loadOneSnapshot(
       return { ...base, outcome: 'already_loaded', rows: {}, warnings: 0 };
     }
     throw new SnapshotRefusedError(
-      `Snapshot ${snapshotId} is already loaded with root hash ${String(existingRoot)}, but ${dir} has root hash ${manifest.root_sha256}: two different snapshots share one id. Nothing was loaded; load it into another database.`,
+      `Snapshot ${snapshotId} is already loaded with root hash ${existingRoot}, but ${dir} has root hash ${manifest.root_sha256}: two different snapshots share one id. Nothing was loaded; load it into another database.`,
     );
   }
 
+  const load = new SnapshotLoad(conn, dir, manifest, verifiedFiles, progress);
+  if (verification.ok && stageFailure) throw stageFailure.error;
+  if (!verification.ok || stageFailure) {
+    // The optimistic stage assumed every file verifies: rebuild it from the files that did.
+    await dropTrialStage(conn);
+    await load.stageTrials();
+  }
+  // The stage is outside the transaction (a temp table only): see trial-loader.ts for why.
   return inTransaction(conn, async () => {
-    const load = new SnapshotLoad(conn, dir, manifest, verifiedFiles, progress);
     const warnings = await load.run(
       manifestSha256,
       problems,

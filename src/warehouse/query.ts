@@ -4,9 +4,8 @@
  * columns as their text (or parsed, on request).
  */
 import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
-import { existsSync } from 'node:fs';
-import { CliError } from '../errors.js';
-import { openWarehouse } from './db.js';
+import { CliError, UsageError } from '../errors.js';
+import { openWarehouse, requireDatabase } from './db.js';
 import { checkSchema } from './ddl.js';
 
 export interface QueryColumn {
@@ -70,18 +69,26 @@ function normalize(value: unknown, type: DuckDBType): unknown {
   }
 }
 
-function describeError(error: unknown): string {
+/**
+ * DuckDB's message on one line: its lines (error, hints, `LINE 1: …`) joined by spaces, the caret line
+ * (which only points into the line above) left out. The words themselves are DuckDB's, unchanged.
+ */
+export function oneLineError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.trim();
+  return message
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && line !== '^')
+    .join(' ');
 }
 
-/** Runs `sql` (one or more statements; the last one's rows are returned) on a read-only connection. */
-export async function runQuery(dbPath: string, sql: string): Promise<QueryResult> {
-  if (dbPath !== ':memory:' && !existsSync(dbPath)) {
-    throw new CliError(
-      `No database at ${dbPath}. Create it with: airt-report load SNAPSHOT_DIR --db ${dbPath}`,
-    );
-  }
+/**
+ * Runs `sql` (one or more statements; the last one's rows are returned) on a read-only connection.
+ * `label` names it in errors ("Query failed: …", "Named query @x failed: …").
+ */
+export async function runQuery(dbPath: string, sql: string, label = 'Query'): Promise<QueryResult> {
+  if (sql.trim() === '') throw new UsageError('The SQL is empty: give SQL text, @name or @list.');
+  requireDatabase(dbPath);
   const warehouse = await openWarehouse(dbPath, { readOnly: true });
   try {
     await checkSchema(warehouse.conn, dbPath);
@@ -89,7 +96,7 @@ export async function runQuery(dbPath: string, sql: string): Promise<QueryResult
     try {
       reader = await warehouse.conn.runAndReadAll(sql);
     } catch (error) {
-      throw new QueryError(describeError(error), 1, { cause: error });
+      throw new QueryError(`${label} failed: ${oneLineError(error)}`, 1, { cause: error });
     }
     const types = reader.columnTypes();
     const columns = reader.columnNames().map((name, i) => {

@@ -521,6 +521,12 @@ export const MESSAGE_PARTS: TableDef = projectTable(
     ctx('source_filename', 'VARCHAR'),
     ctx('source_media_type', 'VARCHAR'),
     ctx('source_url', 'VARCHAR'),
+    /**
+     * TRUE when the part's text is exactly its trial's candidate (role candidate) or response (role
+     * response): the text is then stored once, in trials, and `text` here is NULL. The view
+     * message_parts_resolved fills it back in.
+     */
+    ctx('text_in_trial', 'BOOLEAN'),
   ],
 );
 

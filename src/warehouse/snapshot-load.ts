@@ -18,7 +18,7 @@ import { malformedFileError, readJsonFile } from './json-file.js';
 import { isPlainObject, RowCollector, warningRows, type LoadWarning } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
 import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
-import { loadTrialFiles, TrialReadError, type TrialFile } from './trial-loader.js';
+import { loadTrialFiles, stageFastTrials, TrialReadError, type TrialFile } from './trial-loader.js';
 import {
   LOAD_WARNINGS,
   MESSAGE_PARTS,
@@ -88,6 +88,35 @@ export class SnapshotLoad {
         return undefined;
       }
       throw error;
+    }
+  }
+
+  /** Read with the trial loader's fast path: verified, and the manifest vouches for its content. */
+  private isVouched(file: ManifestFile): boolean {
+    return (
+      this.verifiedFiles.has(file.path) &&
+      file.issues_total === 0 &&
+      file.unknown_keys.length === 0 &&
+      file.records !== null
+    );
+  }
+
+  /**
+   * Before the transaction: stages the vouched trial files (see trial-loader.ts). The caller drops the
+   * stage (dropTrialStage) whatever happens.
+   */
+  async stageTrials(): Promise<void> {
+    const files: { path: string; relPath: string }[] = [];
+    for (const file of this.filesOf('trials').filter((f) => this.isVouched(f))) {
+      const full = resolveInside(this.dir, file.path);
+      // Only regular files: the stage may run before verification (which refuses anything else), and
+      // a FIFO or device must not block or feed the reader meanwhile.
+      if (await fileExists(full)) files.push({ path: full, relPath: file.path });
+    }
+    try {
+      await stageFastTrials(this.conn, files);
+    } catch (error) {
+      throw await this.trialFailure(error);
     }
   }
 
@@ -295,8 +324,8 @@ export class SnapshotLoad {
         assessmentId,
         projectId: scope?.project_id ?? null,
         projectKey: scope?.project_key ?? null,
-        vouched:
-          this.verifiedFiles.has(file.path) && file.issues_total === 0 && file.unknown_keys.length === 0,
+        records: file.records,
+        vouched: this.isVouched(file),
       });
     }
     try {
@@ -304,27 +333,7 @@ export class SnapshotLoad {
         this.progress({ type: 'trials', snapshotId: this.snapshotId, filesDone: done, filesTotal: total }),
       );
     } catch (error) {
-      if (error instanceof TrialReadError) {
-        // DuckDB names the file it choked on; batches hold several files.
-        const named = /file "([^"]+)"/.exec(error.duckdbMessage)?.[1];
-        const culprit =
-          error.files.find((f) => f.path === named) ??
-          (error.files.length === 1 ? error.files[0] : undefined);
-        if (culprit && /malformed json/i.test(error.duckdbMessage)) {
-          throw await malformedFileError(
-            culprit.path,
-            path.join(this.dir, culprit.relPath),
-            error.duckdbMessage,
-          );
-        }
-        const listed = error.files.slice(0, 3).map((f) => f.relPath);
-        if (error.files.length > 3) listed.push(`and ${error.files.length - 3} more`);
-        const names = culprit ? culprit.relPath : listed.join(', ');
-        throw new CliError(
-          `Cannot read trial file ${names} of ${this.dir}: ${error.duckdbMessage.split('\n')[0] ?? ''}`,
-        );
-      }
-      throw error;
+      throw await this.trialFailure(error);
     }
     for (const table of [TRIALS, TRIAL_TOOL_CALLS, MESSAGE_PARTS]) {
       const rows = await scalarNumber(
@@ -335,6 +344,26 @@ export class SnapshotLoad {
       this.progress({ type: 'table', snapshotId: this.snapshotId, table: table.name, rows });
     }
     await this.checkTrialCounts(manifestFiles, files);
+  }
+
+  /** The error to report for a failed trial read: names the file (and the JSON position). */
+  private async trialFailure(error: unknown): Promise<unknown> {
+    if (error instanceof TrialReadError) {
+      // DuckDB names the file it choked on; batches hold several files.
+      const named = /file "([^"]+)"/.exec(error.duckdbMessage)?.[1];
+      const culprit =
+        error.files.find((f) => f.path === named) ?? (error.files.length === 1 ? error.files[0] : undefined);
+      if (culprit && /malformed json/i.test(error.duckdbMessage)) {
+        return malformedFileError(culprit.path, path.join(this.dir, culprit.relPath), error.duckdbMessage);
+      }
+      const listed = error.files.slice(0, 3).map((f) => f.relPath);
+      if (error.files.length > 3) listed.push(`and ${error.files.length - 3} more`);
+      const names = culprit ? culprit.relPath : listed.join(', ');
+      return new CliError(
+        `Cannot read trial file ${names} of ${this.dir}: ${error.duckdbMessage.split('\n')[0] ?? ''}`,
+      );
+    }
+    return error;
   }
 
   private async checkTrialCounts(

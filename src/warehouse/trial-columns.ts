@@ -24,12 +24,15 @@ export interface TypedExpr {
   mismatch: string;
 }
 
-/** `acc` is an SQL expression of type JSON holding the field's value (NULL when the key is absent). */
-export function typedFromJson(type: ColumnType, acc: string): TypedExpr {
+/**
+ * `acc` is an SQL expression of type JSON holding the field's value (NULL when the key is absent);
+ * `kind` its json_type(), which a caller may compute once per row (each call parses the value).
+ */
+export function typedFromJson(type: ColumnType, acc: string, kind = `json_type(${acc})`): TypedExpr {
   const accepted = ACCEPTED[type];
   if (accepted === null) return { value: acc, mismatch: 'false' };
   const list = accepted.map(quoteLiteral).join(', ');
-  let fits = `json_type(${acc}) IN (${list})`;
+  let fits = `${kind} IN (${list})`;
   let cast: string;
   switch (type) {
     case 'VARCHAR':
@@ -45,7 +48,7 @@ export function typedFromJson(type: ColumnType, acc: string): TypedExpr {
   }
   return {
     value: `CASE WHEN ${fits} THEN ${cast} END`,
-    mismatch: `coalesce(json_type(${acc}) <> 'NULL' AND NOT (${fits}), false)`,
+    mismatch: `coalesce(${kind} <> 'NULL' AND NOT (${fits}), false)`,
   };
 }
 

@@ -55,6 +55,19 @@ QUALIFY row_number() OVER (
   PARTITION BY f.attack_run_id
   ORDER BY as_of DESC NULLS LAST, f.origin DESC, f.snapshot_id DESC NULLS LAST, f.ordinal DESC) = 1`;
 
+/**
+ * message_parts with every part's text: a part whose text equals its trial's candidate/response is
+ * stored once, in trials (message_parts.text NULL, text_in_trial TRUE); this puts it back.
+ */
+const MESSAGE_PARTS_RESOLVED = `
+CREATE OR REPLACE VIEW message_parts_resolved AS
+SELECT p.* REPLACE (
+  CASE WHEN p.text_in_trial THEN CASE p.role WHEN 'candidate' THEN t.candidate ELSE t.response END
+       ELSE p.text END AS text)
+FROM message_parts p
+LEFT JOIN trials t ON p.text_in_trial AND t.snapshot_id = p.snapshot_id
+  AND t.assessment_id = p.assessment_id AND t.trial_ordinal = p.trial_ordinal`;
+
 /** All view statements, in dependency order. */
 export function viewStatements(): string[] {
   const latest = TABLES.filter((t) => t.scope === 'project').map((t) => latestView(t.name));
@@ -64,5 +77,6 @@ export function viewStatements(): string[] {
     ANALYTICS_EXCLUSIONS,
     LATEST_ANALYTICS_EXCLUSIONS,
     FINDING_TRIAGE,
+    MESSAGE_PARTS_RESOLVED,
   ];
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -8,7 +9,7 @@ import { recordingIO } from '../../src/cli/io.js';
 import { exportParquet } from '../../src/warehouse/export.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { escapeMarkdownCell, neutralizeCsvCell } from '../../src/warehouse/output-format.js';
-import { FIXTURES, rows, tableCounts, tempDir } from './helpers.js';
+import { copyFixture, FIXTURES, rows, tableCounts, tempDir } from './helpers.js';
 
 const HOSTILE_TRIAL = `SELECT candidate, response, -1.5 AS negative FROM trials
   WHERE snapshot_id = '20260301T060000Z-first' AND assessment_id = 'a0000000-0000-4000-8000-000000000003' AND trial_ordinal = 0`;
@@ -103,9 +104,60 @@ describe('query and export', () => {
     expect(await tableCounts(db)).toEqual(before);
     const bad = await cli('query', `SELECT * FROM no_such_table`, '--db', db);
     expect(bad.code).toBe(1);
-    expect(bad.err).toContain('Table with name no_such_table does not exist');
+    // One line: what failed, then DuckDB's own words.
+    expect(bad.err).toMatch(
+      /^airt-report: Query failed: Catalog Error: Table with name no_such_table does not exist![^\n]*\n$/,
+    );
+    expect(bad.err).toContain('LINE 1: SELECT * FROM no_such_table');
     const missing = await cli('query', 'SELECT 1', '--db', path.join(work.dir, 'nope.duckdb'));
+    expect(missing.code).toBe(1);
     expect(missing.err).toContain('No database at');
+  });
+
+  it('treats empty SQL and a missing --db as usage errors; @list needs no database', async () => {
+    for (const sql of ['', '   \n\t']) {
+      const empty = await cli('query', sql, '--db', db);
+      expect(empty.code).toBe(2);
+      expect(empty.err).toContain('The SQL is empty');
+    }
+    const noDb = await cli('query', 'SELECT 1');
+    expect(noDb.code).toBe(2);
+    expect(noDb.err).toContain('--db FILE');
+    const list = await cli('query', '@list');
+    expect(list.code).toBe(0);
+    expect(list.out).toContain('@asr_by_category');
+  });
+
+  it('export: stdout is the output path alone, counts on stderr; a missing database is named', async () => {
+    const out = path.join(work.dir, 'cli-parquet');
+    const run = await cli('export', '--db', db, '--out', out);
+    expect(run.code).toBe(0);
+    expect(run.out).toBe(`${out}\n`);
+    expect(run.err).toMatch(/trials\s+\d+ rows, 2 partition\(s\)/);
+    const nowhere = path.join(work.dir, 'nope.duckdb');
+    const missing = await cli('export', '--db', nowhere, '--out', path.join(work.dir, 'never'));
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain(`No database at ${nowhere}; create it with airt-report load`);
+    expect(existsSync(nowhere)).toBe(false);
+  });
+
+  it('load leaves no database behind when it fails before loading anything', async () => {
+    const fresh = path.join(work.dir, 'z.duckdb');
+    const absent = await cli('load', path.join(work.dir, 'nonexistent'), '--db', fresh);
+    expect(absent.code).toBe(1);
+    expect(existsSync(fresh)).toBe(false);
+    // Inputs look fine but the load fails (verification): the database it created goes again.
+    const broken = await copyFixture(FIXTURES.first, path.join(work.dir, 'broken-copy'));
+    await writeFile(path.join(broken, 'config.json'), '{"tampered": true}\n');
+    const refused = await cli('load', broken, '--db', fresh);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('failed verification');
+    expect(existsSync(fresh)).toBe(false);
+    // A database that existed before keeps what it had.
+    const before = await tableCounts(db);
+    const kept = await cli('load', broken, '--db', db);
+    expect(kept.code).toBe(1);
+    expect(await tableCounts(db)).toEqual(before);
   });
 
   it('lists and runs named queries, and writes --out files', async () => {

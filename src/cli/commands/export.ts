@@ -26,7 +26,9 @@ export const exportCommand = defineCommand<ExportArgs>({
         ? `  ${t.table.padEnd(28)} 0 rows (no files)`
         : `  ${t.table.padEnd(28)} ${t.rows} rows, ${t.partitions.length} partition(s)`,
     );
-    io.stdout(`${result.dir}\n${lines.join('\n')}\n`);
+    // stdout is the output path alone (scripts capture it); the per-table summary is for people.
+    io.stderr(`${lines.join('\n')}\n`);
+    io.stdout(`${result.dir}\n`);
     return EXIT.ok;
   },
 });

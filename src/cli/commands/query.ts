@@ -1,17 +1,18 @@
 /**
  * `airt-report query "SQL"|@name|@list --db FILE [--format …] [--out FILE] [--raw]`: run SQL (or a
- * named query from queries/) on the warehouse, opened read-only. SQL errors print DuckDB's message.
+ * named query from queries/) on the warehouse, opened read-only. SQL errors print DuckDB's message on
+ * one line. @list needs no database.
  */
 import { writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
-import { EXIT } from '../../errors.js';
+import { EXIT, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 
 const FORMATS = ['table', 'csv', 'json', 'ndjson', 'markdown'] as const;
 
 interface QueryArgs {
   sql: string;
-  db: string;
+  db?: string | undefined;
   format: (typeof FORMATS)[number];
   out?: string | undefined;
   raw?: boolean | undefined;
@@ -23,7 +24,7 @@ export const queryCommand = defineCommand<QueryArgs>({
   builder: (y) =>
     y
       .positional('sql', { type: 'string', demandOption: true, describe: 'SQL text, @name, or @list' })
-      .option('db', { type: 'string', demandOption: true, describe: 'DuckDB database file' })
+      .option('db', { type: 'string', describe: 'DuckDB database file (not needed for @list)' })
       .option('format', { choices: FORMATS, default: 'table' as const, describe: 'Output format' })
       .option('out', { type: 'string', describe: 'Write to this file instead of stdout' })
       .option('raw', {
@@ -42,8 +43,14 @@ export const queryCommand = defineCommand<QueryArgs>({
       io.stdout(queries.map((q) => `@${q.name.padEnd(width - 1)}${q.answers}`).join('\n') + '\n');
       return EXIT.ok;
     }
-    const sql = args.sql.startsWith('@') ? (await readNamedQuery(args.sql.slice(1))).sql : args.sql;
-    const result = await runQuery(path.resolve(io.cwd, args.db), sql);
+    if (args.sql.trim() === '') throw new UsageError('The SQL is empty: give SQL text, @name or @list.');
+    if (args.db === undefined) throw new UsageError('Name the database: --db FILE.');
+    const named = args.sql.startsWith('@') ? await readNamedQuery(args.sql.slice(1)) : null;
+    const result = await runQuery(
+      path.resolve(io.cwd, args.db),
+      named ? named.sql : args.sql,
+      named ? `Named query @${named.name}` : 'Query',
+    );
     const text = formatResult(result, args.format, { raw: args.raw ?? false });
     if (args.out) {
       const target = path.resolve(io.cwd, args.out);
