@@ -62,6 +62,9 @@ export interface TrialFile {
  */
 const MAX_OBJECT_BYTES = 32 * 1024 * 1024;
 
+/** Trial files read by one staging scan (see stageFastTrials). */
+const STAGE_BATCH_FILES = 64;
+
 const TOOL_CALL_KEYS = ['agent', 'arguments', 'name', 'result'] as const;
 const PART_KEYS = ['kind', 'caption', 'source', 'text', 'transform', 'variant'] as const;
 const SOURCE_KEYS = [
@@ -289,13 +292,22 @@ function readError(files: StagedFiles, error: unknown): TrialReadError {
  */
 export async function stageFastTrials(conn: DuckDBConnection, files: StagedFiles): Promise<void> {
   if (files.length === 0) return;
-  try {
-    await conn.run(
-      `CREATE OR REPLACE TEMP TABLE trial_stage AS SELECT * FROM read_json(${fileList(files)}, format = 'array',
-        records = true, filename = true, columns = ${FAST_COLUMNS}, maximum_object_size = ${MAX_OBJECT_BYTES})`,
-    );
-  } catch (error) {
-    throw readError(files, error);
+  // One read_json over hundreds of files holds a read buffer per open file and exhausted the load's
+  // memory_limit on a 500-assessment snapshot; appending batches keeps insertion (rowid) order, which
+  // the ordinal check below relies on, while bounding what one scan holds.
+  for (let start = 0; start < files.length; start += STAGE_BATCH_FILES) {
+    const batch = files.slice(start, start + STAGE_BATCH_FILES);
+    const scan = `SELECT * FROM read_json(${fileList(batch)}, format = 'array', records = true, filename = true,
+        columns = ${FAST_COLUMNS}, maximum_object_size = ${MAX_OBJECT_BYTES})`;
+    try {
+      await conn.run(
+        start === 0
+          ? `CREATE OR REPLACE TEMP TABLE trial_stage AS ${scan}`
+          : `INSERT INTO trial_stage ${scan}`,
+      );
+    } catch (error) {
+      throw readError(batch, error);
+    }
   }
 }
 
