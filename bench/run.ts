@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const BENCH_TIME_LIMIT_MS = 15 * 60_000;
 const available = readdirSync(benchDir)
   .filter((file) => file.endsWith('.ts') && file !== 'run.ts' && !file.startsWith('_'))
   .map((file) => file.replace(/\.ts$/, ''))
@@ -54,6 +55,14 @@ function runBench(name: string): Promise<number> {
         }
       }
     });
-    child.on('close', (code) => resolve(code ?? 1));
+    // A benchmark that hangs (e.g. waiting on a child that never prints its URL) must not hang the run.
+    const timer = setTimeout(() => {
+      console.error(`bench/${name}.ts ran over ${BENCH_TIME_LIMIT_MS / 60_000} minutes; stopping it`);
+      child.kill('SIGTERM');
+    }, BENCH_TIME_LIMIT_MS);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve(code ?? 1);
+    });
   });
 }

@@ -38,8 +38,9 @@ function startChild(preset: 'small' | 'large'): Promise<Simulator> {
     child.stdout?.setEncoding('utf8');
     child.stdout?.on('data', (chunk: string) => {
       out += chunk;
-      const url = /listening on (\S+)/.exec(out)?.[1];
-      const projects = /^projects: (.*)$/m.exec(out)?.[1];
+      // The command prints shell lines: `export AIRT_BASE_URL=…` and a `# projects: …` comment.
+      const url = /^export AIRT_BASE_URL=(\S+)$/m.exec(out)?.[1];
+      const projects = /^# projects: (.*)$/m.exec(out)?.[1];
       if (url && projects !== undefined) resolve({ child, url, projects: projects.split(', ') });
     });
     child.once('exit', (code) => reject(new Error(`simulator exited early with ${code}`)));
