@@ -9,5 +9,7 @@ export default defineConfig({
     maxWorkers: 2,
     env: { TZ: 'UTC' },
     setupFiles: ['test/setup.ts'],
+    // The JSON results let .ci/run print a plain 'N passed, N failed' closing line.
+    reporters: ['default', ['json', { outputFile: 'test-artifacts/vitest-results.json' }]],
   },
 });
