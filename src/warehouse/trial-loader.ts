@@ -5,7 +5,7 @@
  *   before the transaction:  vouched files ─▶ read_json (explicit columns) ─▶ temp trial_stage
  *   in the transaction:      trial_stage ─┬▶ trials
  *                                         ├▶ trial_tool_calls (unnest)
- *                                         └▶ message_parts    (unnest, both roles)
+ *                                         └▶ message_parts    (unnest, one statement per role)
  *                            each other file ─▶ read_json_objects ─▶ strict stage ─▶ the same tables
  *
  * Fast path (files the verified manifest vouches for: hash matches, no schema issues, no unknown keys,
@@ -146,24 +146,23 @@ function fastToolCallSelect(source: string): string {
     WHERE len(s.tool_calls) > 0) u(sid, pid, pkey, aid, ord, i, tc)`;
 }
 
-/** Candidate and response parts in one pass (both lists share one STRUCT type). */
-function fastPartSelect(source: string): string {
+/**
+ * One role's parts (candidate or response). A statement per role, rather than one over both lists
+ * concatenated, unnests each list in place: list_concat copied every part (and its text) once more and
+ * carried both trial strings through the unnest (profiled on the million-trial snapshot: 2.26 s → 2.04 s).
+ */
+function fastPartSelect(role: 'candidate' | 'response', source: string): string {
+  const parts = `s.${role}_parts`;
   const byteSize = typedFromJson('BIGINT', 'u.p.source.byte_size');
   const sourceFields = SOURCE_KEYS.map((k) => (k === 'byte_size' ? byteSize.value : `u.p.source.${k}`));
   const extra = objectOf([['source.byte_size', byteSize.mismatch, 'u.p.source.byte_size']]);
-  const candidates = 'coalesce(len(s.candidate_parts), 0)';
-  const isCandidate = 'u.n < u.c';
-  const inTrial = `coalesce(u.p.text = CASE WHEN ${isCandidate} THEN u.candidate ELSE u.response END, false)`;
-  return `SELECT u.sid, u.pid, u.pkey, u.aid, u.ord,
-    CASE WHEN ${isCandidate} THEN 'candidate' ELSE 'response' END, CASE WHEN ${isCandidate} THEN u.n ELSE u.n - u.c END,
+  const inTrial = 'coalesce(u.p.text = u.trial_text, false)';
+  return `SELECT u.sid, u.pid, u.pkey, u.aid, u.ord, ${quoteLiteral(role)}, u.n,
     u.p.kind, u.p.caption, CASE WHEN NOT ${inTrial} THEN u.p.text END, u.p.transform, u.p.variant,
     ${sourceFields.join(', ')}, ${inTrial}, ${extra}
-    FROM (SELECT ${PARENT}, ${candidates} AS c, s.candidate, s.response,
-            unnest(range(${candidates} + coalesce(len(s.response_parts), 0))) AS n,
-            unnest(list_concat(coalesce(s.candidate_parts, []), coalesce(s.response_parts, []))) AS p
-          ${source}
-          WHERE coalesce(len(s.candidate_parts), 0) + coalesce(len(s.response_parts), 0) > 0
-    ) u(sid, pid, pkey, aid, ord, c, candidate, response, n, p)`;
+    FROM (SELECT ${PARENT}, s.${role} AS trial_text, unnest(range(len(${parts}))) AS n, unnest(${parts}) AS p
+          ${source} WHERE len(${parts}) > 0
+    ) u(sid, pid, pkey, aid, ord, trial_text, n, p)`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -348,15 +347,13 @@ export async function loadTrialFiles(
     if (file.vouched) firstRowid += file.records ?? 0;
   }
   if (fast.length > 0) {
-    for (const table of [TRIALS, TRIAL_TOOL_CALLS, MESSAGE_PARTS]) {
-      const select =
-        table === TRIALS
-          ? fastTrialSelect()
-          : table === TRIAL_TOOL_CALLS
-            ? fastToolCallSelect(FAST_SOURCE)
-            : fastPartSelect(FAST_SOURCE);
-      await conn.run(insertInto(table, select), [snapshotId]);
-    }
+    const statements = [
+      insertInto(TRIALS, fastTrialSelect()),
+      insertInto(TRIAL_TOOL_CALLS, fastToolCallSelect(FAST_SOURCE)),
+      insertInto(MESSAGE_PARTS, fastPartSelect('candidate', FAST_SOURCE)),
+      insertInto(MESSAGE_PARTS, fastPartSelect('response', FAST_SOURCE)),
+    ];
+    for (const statement of statements) await conn.run(statement, [snapshotId]);
     onBatch(fast.length, files.length);
   }
   const strictStatements = [
