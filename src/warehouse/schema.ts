@@ -11,6 +11,7 @@
  * - Absent fields are NULL, never a default such as 0 (older snapshots omit fields; that is unknown).
  * - Free-form maps (compliance_tags, configs, severity_breakdown, …) are JSON columns.
  */
+import { EvaluationItemStateSchema } from '../api/schemas.js';
 
 export type ColumnType = 'VARCHAR' | 'DOUBLE' | 'BIGINT' | 'BOOLEAN' | 'TIMESTAMPTZ' | 'JSON' | 'VARCHAR[]';
 
@@ -530,21 +531,8 @@ export const MESSAGE_PARTS: TableDef = projectTable(
   ],
 );
 
-/** The twelve item states, as `items_<state>` columns. */
-export const ITEM_STATES = [
-  'agent_finished',
-  'agent_running',
-  'cancelled',
-  'claiming',
-  'errored',
-  'failed',
-  'infra_error',
-  'passed',
-  'provisioning',
-  'queued',
-  'timed_out',
-  'verifying',
-] as const;
+/** The twelve item states of the API's EvaluationControlPlaneSummary, as `items_<state>` columns. */
+export const ITEM_STATES = EvaluationItemStateSchema.options;
 
 /** Numeric and text fields of EvaluationSummaryResponse, as `analytics_<field>` columns. */
 export const ANALYTICS_FIELDS: readonly (readonly [string, ColumnType])[] = [
