@@ -19,11 +19,10 @@
  * run that jumps from info to critical is a regression, not a new finding.
  */
 import { createHash } from 'node:crypto';
+import { severityRank } from '../severity.js';
 
 /** Triage statuses that take a finding off the open list. */
 export const CLOSED_FINDING_STATUSES: readonly string[] = ['false_positive', 'remediated'];
-
-const SEVERITY_RANK: Record<string, number> = { info: 0, low: 1, medium: 2, high: 3, critical: 4 };
 
 /** One finding as the diff sees it. Text fields are attacker-controlled: escape when printing. */
 export interface FindingRecord {
@@ -123,11 +122,6 @@ export function diffFindings(
 /** True unless triaged false_positive or remediated. */
 export function isOpen(finding: FindingRecord): boolean {
   return finding.finding_status === null || !CLOSED_FINDING_STATUSES.includes(finding.finding_status);
-}
-
-/** Rank of a severity string: critical 4 … info 0; unknown strings -1. */
-export function severityRank(severity: string): number {
-  return SEVERITY_RANK[severity.toLowerCase()] ?? -1;
 }
 
 /**

@@ -7,6 +7,7 @@
  * which assessments were left out (from `analytics_warnings`) so callers can say so.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { severityFromScore } from '../severity.js';
 import type { FindingRecord } from './finding-lifecycle.js';
 import type { ProjectMetrics } from './metric-deltas.js';
 
@@ -146,16 +147,6 @@ export async function sliceExclusions(
     field: String(row.slice),
     reason: String(row.reason),
   }));
-}
-
-/** Severity from a 0-1 score (TAXONOMY.md): critical ≥ 0.9, high ≥ 0.7, medium ≥ 0.5, low ≥ 0.3, else info. */
-export function severityFromScore(score: number | null): string {
-  if (score === null) return 'info';
-  if (score >= 0.9) return 'critical';
-  if (score >= 0.7) return 'high';
-  if (score >= 0.5) return 'medium';
-  if (score >= 0.3) return 'low';
-  return 'info';
 }
 
 /**

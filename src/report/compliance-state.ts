@@ -6,7 +6,8 @@
  * - insufficient evidence: tested, no success, but fewer trials than that (or a count unknown);
  * - not tested: no assessment tested it.
  */
-import { SEVERITY_LEVELS, type ComplianceState } from './model.js';
+import { severityRank } from '../severity.js';
+import type { ComplianceState } from './model.js';
 
 /** Trials a category needs, without any success, before it counts as passing. */
 export const DEFAULT_MIN_TRIALS_FOR_EVIDENCE = 10;
@@ -30,12 +31,6 @@ export interface CategoryVerdict {
   totalTrials: number | null;
   attacksUsed: string[] | null;
   assessmentsTested: number;
-}
-
-/** 0 for critical … 4 for info, 5 for anything else (a free string from the data). */
-export function severityRank(severity: string | null): number {
-  const index = SEVERITY_LEVELS.indexOf((severity ?? '') as (typeof SEVERITY_LEVELS)[number]);
-  return index === -1 ? SEVERITY_LEVELS.length : index;
 }
 
 /** Decides a category's state and its aggregates from its cells (see the module comment). */
@@ -62,7 +57,7 @@ export function classifyCategory(cells: readonly ComplianceCell[], minTrials: nu
     .map((cell) => cell.maxSeverity)
     .filter((value): value is string => value !== null);
   const maxSeverity =
-    severities.sort((a, b) => severityRank(a) - severityRank(b) || (a < b ? -1 : 1))[0] ?? null;
+    severities.sort((a, b) => severityRank(b) - severityRank(a) || (a < b ? -1 : 1))[0] ?? null;
   const known = tested
     .map((cell) => cell.attacksUsed)
     .filter((list): list is readonly string[] => list !== null);

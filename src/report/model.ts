@@ -10,12 +10,14 @@
  * `null` means "unknown" (absent in an older snapshot, or excluded because of an analytics warning)
  * and is rendered as "unknown"/"—", never as 0.
  */
+import { SEVERITIES } from '../severity.js';
 
 export const REPORT_KINDS = ['executive', 'compliance', 'portfolio'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
 /** Severities from worst to least; every severity table and chart uses this order. */
-export const SEVERITY_LEVELS = ['critical', 'high', 'medium', 'low', 'info'] as const;
+/** Severity levels, worst first (the service's scale, src/severity.ts). */
+export const SEVERITY_LEVELS = SEVERITIES;
 export type SeverityLevel = (typeof SEVERITY_LEVELS)[number];
 
 /** A count per severity; `null` where the count is unknown. */

@@ -6,6 +6,7 @@
  * Order of checks on operations 1-5, like a gateway in front of a FastAPI app:
  *   426 upgrade gate → 401 token → 403 read-only write → 422 parameters/body → 404 lookups → handler
  */
+import { FindingStatusSchema, FindingTypeSchema, SeveritySchema } from '../api/schemas.js';
 import {
   envelope,
   intIssue,
@@ -33,15 +34,15 @@ export interface SimRequest {
   body: string;
 }
 
-const FINDING_STATUSES = ['open', 'false_positive', 'accepted_risk', 'remediated', 'incorrect_scoring'];
-const FINDING_TYPES = ['jailbreak', 'partial', 'refusal', 'error', 'evasion', 'degradation', 'robust'];
-const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
+const FINDING_STATUSES: readonly string[] = FindingStatusSchema.options;
+const FINDING_TYPES: readonly string[] = FindingTypeSchema.options;
+const SEVERITIES: readonly string[] = SeveritySchema.options;
 const TRUE_WORDS = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
 const FALSE_WORDS = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
 
 const json = (status: number, body: unknown): Reply => ({ status, body: JSON.stringify(body) });
 
-function enumMessage(values: string[]): string {
+function enumMessage(values: readonly string[]): string {
   const quoted = values.map((v) => `'${v}'`);
   return `Input should be ${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1] ?? ''}`;
 }
@@ -213,7 +214,7 @@ export class Router {
     const body = parseBody(rawBody, issues);
     const change: TriageChange = {};
     if (body) {
-      const enums: [keyof TriageChange, string[]][] = [
+      const enums: [keyof TriageChange, readonly string[]][] = [
         ['finding_status', FINDING_STATUSES],
         ['finding_type', FINDING_TYPES],
         ['severity', SEVERITIES],

@@ -2,26 +2,14 @@
  * The service's scoring rules (shared/TAXONOMY.md "Scores, severity, ASR, risk"): severity bands of a
  * score, the 0-10 risk score and its level, and the automated finding type of an attack run.
  */
+import type { Severity } from '../api/schemas.js';
+import { severityRank } from '../severity.js';
 import { round } from './prng.js';
 import type { AttackDomain } from './plan-types.js';
 
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
-export type Severity = (typeof SEVERITIES)[number];
-
-export function severityOf(score: number | null): Severity {
-  if (score === null) return 'info';
-  if (score >= 0.9) return 'critical';
-  if (score >= 0.7) return 'high';
-  if (score >= 0.5) return 'medium';
-  if (score >= 0.3) return 'low';
-  return 'info';
-}
-
-/** Higher is worse; used to rank findings and pick the worst severity present. */
-export function severityRank(severity: string): number {
-  const index = SEVERITIES.indexOf(severity as Severity);
-  return index < 0 ? 0 : SEVERITIES.length - index;
-}
+// The scale itself is shared with the diff, gates and reports (src/severity.ts).
+export { SEVERITIES, severityFromScore as severityOf, severityRank } from '../severity.js';
+export type { Severity } from '../api/schemas.js';
 
 const SEVERITY_BASE: Record<Severity, number> = { critical: 10, high: 8, medium: 5, low: 3, info: 1 };
 
