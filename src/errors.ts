@@ -2,10 +2,25 @@
  * Expected failures carry their process exit code, so the CLI's single error boundary can report them
  * as one clear line (no stack trace) and exit with the right status:
  * 0 ok · 1 failure · 2 usage error · 3 partial result · 4 a gate tripped · 130 interrupted (Ctrl-C,
- * the shell's 128 + SIGINT).
+ * the shell's 128 + SIGINT) · 143 terminated (SIGTERM from cron, systemd, Kubernetes, CI: 128 + 15).
  */
-export const EXIT = { ok: 0, failure: 1, usage: 2, partial: 3, gate: 4, interrupted: 130 } as const;
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  partial: 3,
+  gate: 4,
+  interrupted: 130,
+  terminated: 143,
+} as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** The signals that stop the CLI gracefully (long work stops cleanly) instead of killing it. */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+export type StopSignal = (typeof STOP_SIGNALS)[number];
+
+/** Each stop signal exits like a shell command it killed would: 128 + the signal's number. */
+const STOP_SIGNAL_EXIT: Record<StopSignal, ExitCode> = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated };
 
 /** A failure the user can act on: the message says what happened and, ideally, what to do. */
 export class CliError extends Error {
@@ -40,9 +55,25 @@ export function isCliError(error: unknown): error is CliError {
 }
 
 /**
+ * The abort reason the CLI gives its AbortSignal when a stop signal arrives: names the signal and
+ * carries its exit code, so every command stops the same way whichever signal it was.
+ */
+export class InterruptedError extends CliError {
+  override readonly name = 'InterruptedError';
+  constructor(readonly signalName: StopSignal) {
+    super(`Interrupted by ${signalName}`, STOP_SIGNAL_EXIT[signalName]);
+  }
+}
+
+/**
  * The exit code for work stopped by an aborted `signal`: the abort reason's own when it is a CliError
- * (the CLI aborts with 130 on SIGINT, 1 on SIGTERM), else 130 — an abort is the user stopping it.
+ * (the CLI aborts with 130 on SIGINT, 143 on SIGTERM), else 130 — an abort is the user stopping it.
  */
 export function abortExitCode(signal: AbortSignal): ExitCode {
   return signal.reason instanceof CliError ? signal.reason.exitCode : EXIT.interrupted;
+}
+
+/** What stopped the work, to open a message: "Interrupted by SIGTERM", or "Interrupted" for other aborts. */
+export function interruptionText(signal: AbortSignal): string {
+  return signal.reason instanceof InterruptedError ? signal.reason.message : 'Interrupted';
 }

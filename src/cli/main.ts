@@ -3,7 +3,7 @@
  * into one clear line on stderr and an exit code (see src/errors.ts). Stack traces only with --debug.
  */
 import yargs from 'yargs';
-import { CliError, EXIT, UsageError } from '../errors.js';
+import { CliError, EXIT, InterruptedError, STOP_SIGNALS, UsageError } from '../errors.js';
 import { commands } from './commands/index.js';
 import { processIO, type CliIO } from './io.js';
 import { VERSION } from '../version.js';
@@ -11,13 +11,7 @@ import { VERSION } from '../version.js';
 export async function main(argv: readonly string[], io?: CliIO): Promise<number> {
   const controller = new AbortController();
   const effects = io ?? processIO(controller.signal);
-  // Ctrl-C exits 130 like any shell command stopped by SIGINT; a SIGTERM (service manager) stays a failure.
-  const stopOnInterrupt = (): void => controller.abort(new CliError('Interrupted', EXIT.interrupted));
-  const stopOnTerminate = (): void => controller.abort(new CliError('Terminated', EXIT.failure));
-  if (!io) {
-    process.once('SIGINT', stopOnInterrupt);
-    process.once('SIGTERM', stopOnTerminate);
-  }
+  const stopListening = io ? undefined : abortOnStopSignals(controller);
   const debug = argv.includes('--debug') || effects.env.AIRT_DEBUG === '1';
   let exitCode: number = EXIT.ok;
   try {
@@ -50,11 +44,25 @@ export async function main(argv: readonly string[], io?: CliIO): Promise<number>
   } catch (error) {
     return reportError(error, effects, debug, commandNameIn(argv));
   } finally {
-    if (!io) {
-      process.off('SIGINT', stopOnInterrupt);
-      process.off('SIGTERM', stopOnTerminate);
-    }
+    stopListening?.();
   }
+}
+
+/**
+ * Ctrl-C (SIGINT) and SIGTERM (cron, systemd, Kubernetes, CI runners) take the same path: the command's
+ * AbortSignal is aborted with an InterruptedError, long work stops cleanly, and the error boundary exits
+ * 128 + the signal's number (130, 143). `once`: a second signal of the same kind kills at once, as usual.
+ * Returns the function that stops listening.
+ */
+function abortOnStopSignals(controller: AbortController): () => void {
+  const handlers = STOP_SIGNALS.map((name) => ({
+    name,
+    stop: (): void => controller.abort(new InterruptedError(name)),
+  }));
+  for (const { name, stop } of handlers) process.once(name, stop);
+  return () => {
+    for (const { name, stop } of handlers) process.off(name, stop);
+  };
 }
 
 /** The command the user named (first word of argv), so usage hints can point at its own help. */

@@ -29,7 +29,7 @@ import type { ApiClientOptions } from '../api/client-types.js';
 import { isUpgradeRequiredError } from '../api/errors.js';
 import type { RetryPolicy } from '../api/retry.js';
 import { neutralizeControls } from '../api/error-body.js';
-import { abortExitCode, CliError, UsageError } from '../errors.js';
+import { abortExitCode, CliError, interruptionText, UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { buildManifest } from './build-manifest.js';
 import { DEFAULT_TRIALS_LIMIT, configTarget, summaryTarget } from './fetch-plan.js';
@@ -302,7 +302,10 @@ function explainStop(
       `airt-report snapshot --resume ${partialDir} (with the same --base-url, --org and --workspace).`
     : '';
   if (signal?.aborted) {
-    return new CliError(`Interrupted before the snapshot was finished.${resumeHint}`, abortExitCode(signal));
+    return new CliError(
+      `${interruptionText(signal)} before the snapshot was finished.${resumeHint}`,
+      abortExitCode(signal),
+    );
   }
   if (isUpgradeRequiredError(error)) {
     const versions = context.versions?.apiVersion

@@ -1,5 +1,6 @@
 /**
- * Interruptions: SIGKILL of a real child process, SIGINT (abort), and requests that keep failing.
+ * Interruptions: SIGKILL, SIGINT and SIGTERM of a real child process, an abort in-process, and requests
+ * that keep failing.
  * Each must leave nothing that looks finished, and --resume must complete the snapshot with data
  * byte-identical to an uninterrupted run while re-fetching only what is missing.
  */
@@ -14,6 +15,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/index
 import { createProgress, type ProgressReporter } from '../../src/snapshot/progress.js';
 import { takeSnapshot, type SnapshotResult } from '../../src/snapshot/take-snapshot.js';
 import { verifySnapshot } from '../../src/snapshot/verify.js';
+import { isTempFileName } from '../../src/snapshot/write-atomic.js';
 import { spawnCli } from '../helpers/cli.js';
 import { dataFileHashes, FAST_RETRY, readManifestFile, SMALL, startFailingProxy, TOKEN } from './fixtures.js';
 
@@ -111,39 +113,66 @@ describe('interrupted snapshots', () => {
     expect((await verifySnapshot(resumed.dir)).ok).toBe(true);
   });
 
-  it('a real Ctrl-C (SIGINT) exits 130 and says how to resume', async () => {
-    const root = path.join(out, 'ctrl-c');
-    const parent = path.join(root, 'acme', 'main');
-    const { child, finished } = spawnCli(
-      // One request at a time keeps the run going long enough to be interrupted in the middle.
-      [
-        'snapshot',
-        '--base-url',
-        sim.url,
-        '--org',
-        'acme',
-        '--workspace',
-        'main',
-        '--out',
-        root,
-        '--concurrency',
-        '1',
-      ],
-      { env: { AIRT_TOKEN: TOKEN } },
-    );
-    await waitFor(async () => {
-      const names = await readdir(parent).catch(() => [] as string[]);
-      const partial = names.find((n) => n.endsWith('.partial'));
-      if (!partial) return false;
-      const trials = await readdir(path.join(parent, partial, 'trials')).catch(() => [] as string[]);
-      return trials.some((t) => t.endsWith('.json') && !t.startsWith('.'));
-    }, 30_000);
-    child.kill('SIGINT');
-    const run = await finished;
-    expect(run.code).toBe(EXIT.interrupted);
-    expect(run.stderr).toContain('Interrupted before the snapshot was finished.');
-    expect(run.stderr).toMatch(/airt-report snapshot --resume \S+\.partial/);
-  });
+  // The CLI stops the same way on Ctrl-C and on a service manager's SIGTERM; only the exit code differs.
+  it.each([
+    { signal: 'SIGINT', exitCode: EXIT.interrupted },
+    { signal: 'SIGTERM', exitCode: EXIT.terminated },
+  ] as const)(
+    'a real $signal mid-run exits $exitCode, names the signal and leaves a resumable .partial',
+    async ({ signal, exitCode }) => {
+      const root = path.join(out, `stopped-by-${signal}`);
+      const parent = path.join(root, 'acme', 'main');
+      const { child, finished } = spawnCli(
+        // One request at a time keeps the run going long enough to be interrupted in the middle.
+        [
+          'snapshot',
+          '--base-url',
+          sim.url,
+          '--org',
+          'acme',
+          '--workspace',
+          'main',
+          '--out',
+          root,
+          '--concurrency',
+          '1',
+        ],
+        { env: { AIRT_TOKEN: TOKEN } },
+      );
+      await waitFor(async () => {
+        const names = await readdir(parent).catch(() => [] as string[]);
+        const partial = names.find((n) => n.endsWith('.partial'));
+        if (!partial) return false;
+        const trials = await readdir(path.join(parent, partial, 'trials')).catch(() => [] as string[]);
+        return trials.some((t) => t.endsWith('.json') && !t.startsWith('.'));
+      }, 30_000);
+      child.kill(signal);
+      const run = await finished;
+      expect(run.signal).toBeNull();
+      expect(run.code).toBe(exitCode);
+      expect(run.stderr).toContain(`airt-report: Interrupted by ${signal} before the snapshot was finished.`);
+      const match = /airt-report snapshot --resume (\S+\.partial)/.exec(run.stderr);
+      expect(match).not.toBeNull();
+      const partialDir = match![1]!;
+
+      // Nothing looks finished and nothing is half-written: only the .partial, no manifest, no temp files.
+      expect(await readdir(parent)).toEqual([path.basename(partialDir)]);
+      expect(await exists(path.join(partialDir, 'manifest.json'))).toBe(false);
+      const leftovers = await readdir(partialDir, { recursive: true });
+      expect(leftovers.filter((name) => isTempFileName(path.basename(name)))).toEqual([]);
+
+      const resumed = await takeSnapshot({
+        baseUrl: sim.url,
+        org: 'acme',
+        workspace: 'main',
+        token: TOKEN,
+        out: root,
+        resume: partialDir,
+      });
+      expect(resumed.status).toBe('complete');
+      expect(await dataFileHashes(resumed.dir)).toEqual(await dataFileHashes(reference.dir));
+    },
+  );
 
   it('SIGINT (abort) stops cleanly with a resume hint; --resume completes it', async () => {
     const root = path.join(out, 'interrupted');

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
+import { EXIT, InterruptedError } from '../../src/errors.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { applyDecisions } from '../../src/triage/apply-decisions.js';
 import { readDecisionsFile } from '../../src/triage/decisions-file.js';
@@ -193,27 +194,35 @@ describe('triage apply', () => {
     expect(await readJournalLines(journalFile(dir))).toHaveLength(ROWS);
   });
 
-  it('Ctrl-C during a CLI run stops new rows, exits 130 and leaves a remaining file', async () => {
-    const { sim, ids } = await simulator();
-    const file = await writeCsv(ids);
-    const controller = new AbortController();
-    const stderr: string[] = [];
-    const result = await run(sim, dir, ['triage', 'apply', file, '--concurrency', '1'], {
-      signal: controller.signal,
-      // The first progress line (after 2 of 12 rows) plays the part of the operator's Ctrl-C.
-      stderr: (text) => {
-        stderr.push(text);
-        if (text.startsWith('triage apply:')) controller.abort();
-      },
-    });
-    expect(result.code).toBe(130);
-    expect(stderr.join('')).toContain('Interrupted: sending no new rows');
-    expect(stderr.join('')).toContain('Run the same command again to apply the rest');
-    const applied = (await readJournalLines(journalFile(dir))).length;
-    expect(applied).toBe(2);
-    const remaining = await readDecisionsFile('decisions.remaining.csv', dir);
-    expect(remaining.rows.map((r) => r.findingId)).toEqual(ids.slice(applied));
-  });
+  // What main() aborts with on each stop signal; both stop the same way, only the exit code differs.
+  it.each([
+    { signal: 'SIGINT', exitCode: EXIT.interrupted },
+    { signal: 'SIGTERM', exitCode: EXIT.terminated },
+  ] as const)(
+    '$signal during a CLI run stops new rows, exits $exitCode and leaves a remaining file',
+    async ({ signal, exitCode }) => {
+      const { sim, ids } = await simulator();
+      const file = await writeCsv(ids);
+      const controller = new AbortController();
+      const stderr: string[] = [];
+      const result = await run(sim, dir, ['triage', 'apply', file, '--concurrency', '1'], {
+        signal: controller.signal,
+        // The first progress line (after 2 of 12 rows) plays the part of the operator's signal.
+        stderr: (text) => {
+          stderr.push(text);
+          if (text.startsWith('triage apply:')) controller.abort(new InterruptedError(signal));
+        },
+      });
+      expect(result.code).toBe(exitCode);
+      expect(stderr.join('')).toContain('Interrupted: sending no new rows');
+      expect(stderr.join('')).toContain(`Interrupted by ${signal}: 2 row(s) applied`);
+      expect(stderr.join('')).toContain('Run the same command again to apply the rest');
+      const applied = (await readJournalLines(journalFile(dir))).length;
+      expect(applied).toBe(2);
+      const remaining = await readDecisionsFile('decisions.remaining.csv', dir);
+      expect(remaining.rows.map((r) => r.findingId)).toEqual(ids.slice(applied));
+    },
+  );
 
   it('skips rows a journal already holds, but sends a row whose fields changed', async () => {
     const { sim, ids } = await simulator();

@@ -6,7 +6,7 @@
  * followed by a decisions file. Everything is validated locally before a request is made; every
  * outcome is journaled (`--journal`, default triage/journal.jsonl).
  */
-import { abortExitCode, CliError, PartialResultError, UsageError } from '../../errors.js';
+import { abortExitCode, CliError, interruptionText, PartialResultError, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
 import type { CliIO } from '../io.js';
@@ -250,10 +250,10 @@ async function runApply(args: TriageArgs, io: CliIO, journalPath: string | undef
         ? `; rows left to do are in ${terminalSafe(report.remainingFile)}`
         : '') +
       '. See the report above.';
-    // Ctrl-C exits 130 like any interrupted command; the journal makes re-running the file safe.
+    // Ctrl-C exits 130 and SIGTERM 143 like any interrupted command; the journal makes re-running safe.
     if (io.signal.aborted) {
       throw new CliError(
-        `Interrupted: ${message} Run the same command again to apply the rest (applied rows are skipped).`,
+        `${interruptionText(io.signal)}: ${message} Run the same command again to apply the rest (applied rows are skipped).`,
         abortExitCode(io.signal),
       );
     }
