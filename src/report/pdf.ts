@@ -2,11 +2,14 @@
  * PDF output: Debian's Chromium, driven by playwright-core, prints the self-contained HTML report.
  * The browser runs headless with a fresh, throw-away profile, background networking off, and every
  * request the page might make aborted (the HTML needs none: CSS and SVG are inline).
+ * Chromium stamps the print time into the PDF; pdf-determinism.ts replaces it with the report's data
+ * time, so the same report prints to the same bytes.
  */
 import { access, constants, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CliError } from '../errors.js';
+import { makePdfDeterministic } from './pdf-determinism.js';
 
 /** Where Debian's `chromium` package installs the browser. */
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
@@ -45,9 +48,18 @@ export interface PdfOptions {
   executablePath: string;
   /** Aborts printing (e.g. on SIGINT). */
   signal?: AbortSignal | undefined;
+  /**
+   * The PDF's /CreationDate and /ModDate: when the report's data is from (ISO 8601, see
+   * pdf-determinism.ts reportDataAsOf). Null or absent: unknown, and the PDF carries no dates, rather
+   * than the print time that would make every run's bytes differ.
+   */
+  documentDate?: string | null | undefined;
 }
 
-/** Prints HTML to an A4 PDF with backgrounds and page numbers in the footer. */
+/**
+ * Prints HTML to an A4 PDF with backgrounds and page numbers in the footer. The same HTML and
+ * documentDate give the same bytes (with the same Chromium build, whose version is in /Creator).
+ */
 export async function printPdf(html: string, options: PdfOptions): Promise<Uint8Array> {
   await assertChromium(options.executablePath);
   const { chromium } = await import('playwright-core');
@@ -77,7 +89,7 @@ export async function printPdf(html: string, options: PdfOptions): Promise<Uint8
           '<div style="width:100%;font-size:8px;color:#5b6673;text-align:center;font-family:Helvetica,Arial,sans-serif">' +
           'Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
       });
-      return new Uint8Array(pdf);
+      return makePdfDeterministic(new Uint8Array(pdf), { documentDate: options.documentDate ?? null });
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
       await context.close();

@@ -5,6 +5,7 @@
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReportModel } from './model.js';
+import { reportDataAsOf } from './pdf-determinism.js';
 import { printPdf, resolveChromiumPath } from './pdf.js';
 import { chartPath, renderHtml, renderMarkdown, type RenderOptions } from './render.js';
 
@@ -92,6 +93,7 @@ export async function writeReport(model: ReportModel, options: WriteReportOption
     const pdf = await printPdf(rendered.html, {
       executablePath: options.chromiumPath ?? resolveChromiumPath({}),
       signal: options.signal,
+      documentDate: reportDataAsOf(model),
     });
     await writeFileAtomic(report, pdf);
   }
