@@ -8,7 +8,7 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CliError } from '../errors.js';
-import { hashFile } from './hash-file.js';
+import { hashFiles } from './hash-pool.js';
 import { computeRootHash, MANIFEST_FILE, ManifestSchema, type Manifest } from './manifest.js';
 import { PathEscapeError, resolveInside } from './safe-path.js';
 import { PARTIAL_SUFFIX } from './snapshot-id.js';
@@ -123,6 +123,8 @@ export async function verifySnapshot(dir: string): Promise<VerifyResult> {
   const missing: string[] = [];
   const modified: ModifiedFile[] = [];
 
+  // Stat every listed file first, then hash the regular ones together (on every core).
+  const toHash: { entry: (typeof manifest.files)[number]; file: string }[] = [];
   for (const entry of manifest.files) {
     listed.add(entry.path);
     const file = resolveInside(root, entry.path);
@@ -132,20 +134,29 @@ export async function verifySnapshot(dir: string): Promise<VerifyResult> {
     });
     if (!stats) {
       missing.push(entry.path);
-      continue;
+    } else if (!stats.isFile()) {
+      modified.push({
+        path: entry.path,
+        expectedSha256: entry.sha256,
+        expectedBytes: entry.bytes,
+        actualSha256: null,
+        actualBytes: null,
+        reason: 'not_a_file',
+      });
+    } else {
+      toHash.push({ entry, file });
     }
+  }
+  const digests = await hashFiles(toHash.map((f) => f.file));
+  toHash.forEach(({ entry }, i) => {
+    const digest = digests[i];
     const base = { path: entry.path, expectedSha256: entry.sha256, expectedBytes: entry.bytes };
-    if (!stats.isFile()) {
-      modified.push({ ...base, actualSha256: null, actualBytes: null, reason: 'not_a_file' });
-      continue;
-    }
-    const digest = await hashFile(file);
     if (!digest) {
       missing.push(entry.path);
     } else if (digest.sha256 !== entry.sha256 || digest.bytes !== entry.bytes) {
       modified.push({ ...base, actualSha256: digest.sha256, actualBytes: digest.bytes, reason: 'content' });
     }
-  }
+  });
   const extra = [...onDisk].filter((file) => !listed.has(file)).sort();
   const actualRoot = computeRootHash(manifest.files);
   const rootHash = {
