@@ -63,7 +63,8 @@ export async function inTransaction<T>(conn: DuckDBConnection, work: () => Promi
     await conn.run('COMMIT');
     return result;
   } catch (error) {
-    await conn.run('ROLLBACK');
+    // A failed COMMIT has already ended the transaction: the error to report is the original one.
+    await conn.run('ROLLBACK').catch(() => undefined);
     throw error;
   }
 }
@@ -96,6 +97,9 @@ function appendCell(appender: DuckDBAppender, type: ColumnType, value: CellValue
     case 'VARCHAR[]':
       appender.appendList(value as readonly string[], VARCHAR_LIST);
       return;
+    case 'TOOL_CALL[]':
+    case 'MESSAGE_PART[]':
+      throw new Error(`${type} columns are filled in SQL by the trial loader, not appended`);
   }
 }
 

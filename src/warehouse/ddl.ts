@@ -1,16 +1,20 @@
 /**
- * The warehouse schema, versioned. `schema_version` records every migration applied, so a later
- * airt-report can upgrade an older database in place and an older one refuses a newer database.
+ * The warehouse schema, versioned. `schema_version` records the version a database was created at and
+ * every upgrade applied since, so a later airt-report can upgrade an older database in place and an
+ * older one refuses a newer database.
  *
- * Migration 1 creates the tables of schema.ts and the views. Later changes append a migration with
- * explicit ALTER/CREATE statements (never edit an applied one) and bump the version.
+ * A new database gets the current tables (schema.ts) and views directly. An older one is upgraded by
+ * the migrations after its version, in order: each holds explicit ALTER/UPDATE statements written
+ * against the tables of the version before it (never edit one that shipped), between dropping the
+ * warehouse's views and recreating them, so a migration never has to mind a view.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { TABLES, type ColumnDef, type TableDef } from './schema.js';
-import { quoteIdent } from './sql.js';
-import { viewStatements } from './views.js';
+import { inTransaction } from './db.js';
+import { sqlType, TABLES, type ColumnDef, type TableDef } from './schema.js';
+import { quoteIdent, quoteLiteral } from './sql.js';
+import { knownViewNames, viewStatements } from './views.js';
 
 export interface Migration {
   version: number;
@@ -19,7 +23,7 @@ export interface Migration {
 }
 
 function columnSql(column: ColumnDef): string {
-  return `${quoteIdent(column.name)} ${column.type}`;
+  return `${quoteIdent(column.name)} ${sqlType(column.type)}`;
 }
 
 export function createTableSql(table: TableDef): string {
@@ -27,25 +31,74 @@ export function createTableSql(table: TableDef): string {
   return `CREATE TABLE IF NOT EXISTS ${quoteIdent(table.name)} (${table.columns.map(columnSql).join(', ')}${primaryKey})`;
 }
 
+// Version 3's list types, spelled out: a migration must not follow later changes of schema.ts.
+const V3_TOOL_CALL =
+  'STRUCT(agent VARCHAR, arguments VARCHAR, "name" VARCHAR, "result" VARCHAR, extra JSON)[]';
+const V3_MESSAGE_PART =
+  'STRUCT(kind VARCHAR, caption VARCHAR, "source" JSON, "text" VARCHAR, "transform" VARCHAR, variant VARCHAR, extra JSON)[]';
+const V3_SOURCE_KEYS = [
+  'ref',
+  'artifact_oid',
+  'byte_size',
+  'detail',
+  'file_id',
+  'filename',
+  'media_type',
+  'url',
+];
+const V3_ON = (alias: string): string =>
+  `ON ${alias}.snapshot_id = t.snapshot_id AND ${alias}.assessment_id = t.assessment_id AND ${alias}.trial_ordinal = t.trial_ordinal`;
+const V3_TOOL_CALL_LISTS = `SELECT snapshot_id, assessment_id, trial_ordinal,
+    CAST(list({'agent': agent, 'arguments': arguments, 'name': "name", 'result': "result", 'extra': extra}
+      ORDER BY call_ordinal) AS ${V3_TOOL_CALL}) AS list
+  FROM trial_tool_calls GROUP BY ALL`;
+/** A part's source object again from version 2's source_* columns (json_merge_patch drops the NULLs). */
+const V3_SOURCE = `CASE WHEN ${V3_SOURCE_KEYS.map((k) => `p.source_${k} IS NULL`).join(' AND ')} THEN NULL
+  ELSE json_merge_patch('{}', json_object(${V3_SOURCE_KEYS.map((k) => `'${k}', p.source_${k}`).join(', ')})) END`;
+/** One role's parts per trial, with the text version 2 kept only in trials (text_in_trial) put back. */
+function v3PartLists(role: 'candidate' | 'response'): string {
+  return `SELECT p.snapshot_id, p.assessment_id, p.trial_ordinal,
+    CAST(list({'kind': p.kind, 'caption': p.caption, 'source': ${V3_SOURCE},
+      'text': CASE WHEN p.text_in_trial THEN s.${role} ELSE p."text" END,
+      'transform': p."transform", 'variant': p.variant, 'extra': p.extra}
+      ORDER BY p.part_ordinal) AS ${V3_MESSAGE_PART}) AS list
+  FROM message_parts p
+  LEFT JOIN trials s ON p.text_in_trial AND s.snapshot_id = p.snapshot_id AND s.assessment_id = p.assessment_id
+    AND s.trial_ordinal = p.trial_ordinal
+  WHERE p.role = '${role}'
+  GROUP BY ALL`;
+}
+
+/** Upgrades from version 1 (the first release's tables), in order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
-    version: 1,
-    description: 'snapshots, summaries, findings, trials, evaluations, analytics warnings; latest_* views',
-    statements: () => [...TABLES.map(createTableSql), ...viewStatements()],
+    version: 2,
+    description: 'message_parts.text_in_trial (part text stored once, in trials)',
+    statements: () => ['ALTER TABLE message_parts ADD COLUMN IF NOT EXISTS text_in_trial BOOLEAN'],
   },
   {
-    version: 2,
+    version: 3,
     description:
-      'message_parts.text_in_trial (part text stored once, in trials); message_parts_resolved view',
-    // IF NOT EXISTS: a database created at version 2 already has the column from migration 1.
+      "a trial's tool calls and message parts are lists in its row, read through the views trial_tool_calls and message_parts; a plain text part equal to the trial's string is implied (trials.candidate_part_implied, response_part_implied)",
+    // trials is rebuilt (DuckDB refuses to commit an UPDATE and an ALTER of one table in one
+    // transaction); the trials already loaded keep every part in their lists (implied NULL).
     statements: () => [
-      'ALTER TABLE message_parts ADD COLUMN IF NOT EXISTS text_in_trial BOOLEAN',
-      ...viewStatements(),
+      `CREATE TABLE trials_v3 AS
+       SELECT t.* EXCLUDE (extra), NULL::BOOLEAN AS candidate_part_implied, NULL::BOOLEAN AS response_part_implied,
+              c.list AS tool_call_list, cp.list AS candidate_part_list, rp.list AS response_part_list, t.extra
+       FROM trials t
+       LEFT JOIN (${V3_TOOL_CALL_LISTS}) c ${V3_ON('c')}
+       LEFT JOIN (${v3PartLists('candidate')}) cp ${V3_ON('cp')}
+       LEFT JOIN (${v3PartLists('response')}) rp ${V3_ON('rp')}`,
+      'DROP TABLE trials',
+      'ALTER TABLE trials_v3 RENAME TO trials',
+      'DROP TABLE trial_tool_calls',
+      'DROP TABLE message_parts',
     ],
   },
 ];
 
-export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 1;
 
 const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version (
   version INTEGER PRIMARY KEY, description VARCHAR, applied_at TIMESTAMPTZ, tool_version VARCHAR)`;
@@ -71,27 +124,40 @@ export async function ensureSchema(
   conn: DuckDBConnection,
   now: () => Date = () => new Date(),
 ): Promise<number> {
-  const found = (await currentVersion(conn)) ?? 0;
-  if (found > SCHEMA_VERSION) throw newerDatabase(found);
+  const found = await currentVersion(conn);
+  if (found !== null && found > SCHEMA_VERSION) throw newerDatabase(found);
   if (found === SCHEMA_VERSION) return found;
-  await conn.run('BEGIN TRANSACTION');
-  try {
-    await conn.run(VERSION_TABLE);
+  const record = (version: number, description: string) =>
+    conn.run('INSERT INTO schema_version VALUES ($1, $2, $3::TIMESTAMPTZ, $4)', [
+      version,
+      description,
+      now().toISOString(),
+      VERSION,
+    ]);
+  await inTransaction(conn, async () => {
+    if (found === null || found === 0) {
+      await conn.run(VERSION_TABLE);
+      for (const statement of [...TABLES.map(createTableSql), ...viewStatements()]) await conn.run(statement);
+      await record(SCHEMA_VERSION, `created at version ${SCHEMA_VERSION}`);
+      return;
+    }
+    await dropWarehouseViews(conn);
     for (const migration of MIGRATIONS.filter((m) => m.version > found)) {
       for (const statement of migration.statements()) await conn.run(statement);
-      await conn.run('INSERT INTO schema_version VALUES ($1, $2, $3::TIMESTAMPTZ, $4)', [
-        migration.version,
-        migration.description,
-        now().toISOString(),
-        VERSION,
-      ]);
+      await record(migration.version, migration.description);
     }
-    await conn.run('COMMIT');
-  } catch (error) {
-    await conn.run('ROLLBACK');
-    throw error;
-  }
+    for (const statement of viewStatements()) await conn.run(statement);
+  });
   return SCHEMA_VERSION;
+}
+
+/** Drops the views this or an earlier airt-report created that exist (a user's own views stay). */
+async function dropWarehouseViews(conn: DuckDBConnection): Promise<void> {
+  const names = knownViewNames().map(quoteLiteral).join(', ');
+  const reader = await conn.runAndReadAll(
+    `SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' AND view_name IN (${names})`,
+  );
+  for (const [name] of reader.getRows()) await conn.run(`DROP VIEW IF EXISTS ${quoteIdent(String(name))}`);
 }
 
 /** For read-only use: the database must be a warehouse this version understands. */

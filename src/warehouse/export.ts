@@ -1,5 +1,5 @@
 /**
- * Exports every warehouse table as Parquet, Hive-partitioned by the snapshot's date:
+ * Exports every warehouse table (message_parts: the view, with every part) as Parquet, Hive-partitioned by the snapshot's date:
  *   DIR/<table>/snapshot_date=YYYY-MM-DD/data_0.parquet
  * (rows without a snapshot — triage journal rows — land in snapshot_date=__HIVE_DEFAULT_PARTITION__,
  * Hive's NULL partition). DuckDB, Spark, Trino/Presto, Athena and pandas/pyarrow read this layout as
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { CliError } from '../errors.js';
 import { openWarehouse, requireDatabase, scalarNumber } from './db.js';
 import { checkSchema } from './ddl.js';
-import { TABLES } from './schema.js';
+import { RELATIONS } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
 
 export interface ExportedTable {
@@ -53,7 +53,7 @@ export async function exportParquet(dbPath: string, outDir: string): Promise<Exp
     await rm(work, { recursive: true, force: true });
     await mkdir(work, { recursive: true });
     const tables: ExportedTable[] = [];
-    for (const table of TABLES) {
+    for (const table of RELATIONS) {
       const name = quoteIdent(table.name);
       const rows = await scalarNumber(warehouse.conn, `SELECT count(*) FROM ${name}`);
       if (rows === 0) {

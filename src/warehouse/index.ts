@@ -14,6 +14,6 @@ export type { ExportResult, ExportedTable } from './export.js';
 export { openWarehouse } from './db.js';
 export type { Warehouse } from './db.js';
 export { SCHEMA_VERSION, ensureSchema } from './ddl.js';
-export { TABLES as WAREHOUSE_TABLES } from './schema.js';
+export { RELATIONS as WAREHOUSE_TABLES } from './schema.js';
 export type { TableDef, ColumnDef, ColumnType } from './schema.js';
 export { MalformedJsonError } from './json-file.js';

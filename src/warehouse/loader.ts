@@ -21,7 +21,7 @@ import { readManifest, verifySnapshot, type VerifyResult } from '../snapshot/ver
 import { inTransaction, openWarehouse, scalarNumber } from './db.js';
 import { ensureSchema } from './ddl.js';
 import { loadJournalInto, type JournalLoadResult } from './journal.js';
-import { TABLES } from './schema.js';
+import { RELATIONS } from './schema.js';
 import { SnapshotLoad, type LoadProgress, type VerifyProblem } from './snapshot-load.js';
 import { dropTrialStage } from './trial-loader.js';
 
@@ -225,7 +225,7 @@ async function verifyAndLoad(
     );
     progress({ type: 'committed', snapshotId });
     const rows: Record<string, number> = {};
-    for (const table of TABLES) {
+    for (const table of RELATIONS) {
       rows[table.name] = await scalarNumber(
         conn,
         `SELECT count(*) FROM ${table.name} WHERE snapshot_id = $1`,

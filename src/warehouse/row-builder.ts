@@ -59,6 +59,9 @@ export function fitValue(type: ColumnType, value: unknown): CellValue | undefine
       return JSON.stringify(value);
     case 'VARCHAR[]':
       return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
+    case 'TOOL_CALL[]':
+    case 'MESSAGE_PART[]':
+      throw new Error(`${type} columns are filled in SQL by the trial loader, not from rows`);
   }
 }
 

@@ -12,45 +12,21 @@
  * - Free-form maps (compliance_tags, configs, severity_breakdown, …) are JSON columns.
  */
 import { EvaluationItemStateSchema } from '../api/schemas.js';
+import {
+  api,
+  ASSESSMENT,
+  ctx,
+  ORDINAL,
+  projectTable,
+  EXTRA,
+  SNAPSHOT,
+  type ColumnType,
+  type TableDef,
+} from './schema-core.js';
+import { MESSAGE_PARTS, TRIAL_TOOL_CALLS, TRIALS } from './schema-trials.js';
 
-export type ColumnType = 'VARCHAR' | 'DOUBLE' | 'BIGINT' | 'BOOLEAN' | 'TIMESTAMPTZ' | 'JSON' | 'VARCHAR[]';
-
-export interface ColumnDef {
-  name: string;
-  type: ColumnType;
-  /** The API body key this column is read from (type-checked). Absent for context columns. */
-  from?: string;
-}
-
-export interface TableDef {
-  name: string;
-  /** One line: what a row is. */
-  doc: string;
-  /** project: has project_id/project_key and gets a `latest_<name>` view. */
-  scope: 'snapshot' | 'project';
-  columns: ColumnDef[];
-}
-
-/** A column filled from the API body key of the same name (or `from`). */
-function api(name: string, type: ColumnType, from: string = name): ColumnDef {
-  return { name, type, from };
-}
-/** A column the loader fills from context (ids of parents, ordinals, flags). */
-function ctx(name: string, type: ColumnType): ColumnDef {
-  return { name, type };
-}
-
-const SNAPSHOT = ctx('snapshot_id', 'VARCHAR');
-const PROJECT = [ctx('project_id', 'VARCHAR'), ctx('project_key', 'VARCHAR')];
-const EXTRA = ctx('extra', 'JSON');
-
-function projectTable(name: string, doc: string, columns: ColumnDef[]): TableDef {
-  return { name, doc, scope: 'project', columns: [SNAPSHOT, ...PROJECT, ...columns, EXTRA] };
-}
-
-/** Ordinal of the item in its source array (stable ordering, and part of the row identity). */
-const ORDINAL = ctx('ordinal', 'BIGINT');
-const ASSESSMENT = ctx('assessment_id', 'VARCHAR');
+export type { ColumnDef, ColumnType, TableDef } from './schema-core.js';
+export { MESSAGE_PARTS, TRIAL_TOOL_CALLS, TRIALS, sqlType } from './schema-trials.js';
 
 export const SNAPSHOTS: TableDef = {
   name: 'snapshots',
@@ -461,76 +437,6 @@ export const REVIEW_EVENTS: TableDef = {
   ],
 };
 
-export const TRIALS: TableDef = projectTable('trials', 'One row per trial of trials/<assessment>.json.', [
-  ASSESSMENT,
-  /** Position in the file (0-based): the trial's identity within its assessment. */
-  ctx('trial_ordinal', 'BIGINT'),
-  api('attack_name', 'VARCHAR'),
-  api('candidate', 'VARCHAR'),
-  api('execution_time_s', 'DOUBLE'),
-  api('goal', 'VARCHAR'),
-  api('goal_category', 'VARCHAR'),
-  api('is_jailbreak', 'BOOLEAN'),
-  api('judge_reasoning', 'VARCHAR'),
-  api('response', 'VARCHAR'),
-  api('score', 'DOUBLE'),
-  api('span_id', 'VARCHAR'),
-  api('target_model', 'VARCHAR'),
-  api('timestamp', 'VARCHAR'),
-  api('trace_id', 'VARCHAR'),
-  api('transformed_prompt', 'VARCHAR'),
-  api('transforms', 'VARCHAR[]'),
-  api('trial_index', 'BIGINT'),
-  api('trial_status', 'VARCHAR'),
-  ctx('tool_call_count', 'BIGINT'),
-  ctx('candidate_part_count', 'BIGINT'),
-  ctx('response_part_count', 'BIGINT'),
-]);
-
-export const TRIAL_TOOL_CALLS: TableDef = projectTable(
-  'trial_tool_calls',
-  'One row per ToolCallEvidence of a trial.',
-  [
-    ASSESSMENT,
-    ctx('trial_ordinal', 'BIGINT'),
-    ctx('call_ordinal', 'BIGINT'),
-    api('agent', 'VARCHAR'),
-    api('arguments', 'VARCHAR'),
-    api('name', 'VARCHAR'),
-    api('result', 'VARCHAR'),
-  ],
-);
-
-export const MESSAGE_PARTS: TableDef = projectTable(
-  'message_parts',
-  'One row per MessagePart of a trial candidate (role candidate) or response (role response).',
-  [
-    ASSESSMENT,
-    ctx('trial_ordinal', 'BIGINT'),
-    ctx('role', 'VARCHAR'),
-    ctx('part_ordinal', 'BIGINT'),
-    api('kind', 'VARCHAR'),
-    api('caption', 'VARCHAR'),
-    api('text', 'VARCHAR'),
-    api('transform', 'VARCHAR'),
-    api('variant', 'VARCHAR'),
-    ctx('source_ref', 'VARCHAR'),
-    ctx('source_artifact_oid', 'VARCHAR'),
-    ctx('source_byte_size', 'BIGINT'),
-    ctx('source_detail', 'VARCHAR'),
-    ctx('source_file_id', 'VARCHAR'),
-    ctx('source_filename', 'VARCHAR'),
-    ctx('source_media_type', 'VARCHAR'),
-    ctx('source_url', 'VARCHAR'),
-    /**
-     * TRUE when the part's text is exactly its trial's candidate (role candidate) or response (role
-     * response): the text is then stored once, in trials, and `text` here is NULL. The view
-     * message_parts_resolved fills it back in.
-     */
-    ctx('text_in_trial', 'BOOLEAN'),
-  ],
-);
-
 /** The twelve item states of the API's EvaluationControlPlaneSummary, as `items_<state>` columns. */
 export const ITEM_STATES = EvaluationItemStateSchema.options;
 
@@ -657,7 +563,7 @@ export const LOAD_WARNINGS: TableDef = {
   ],
 };
 
-/** Every table, in load (and DDL) order. */
+/** Every stored table, in load (and DDL) order. */
 export const TABLES: readonly TableDef[] = [
   SNAPSHOTS,
   PROJECTS,
@@ -677,14 +583,20 @@ export const TABLES: readonly TableDef[] = [
   FINDINGS,
   REVIEW_EVENTS,
   TRIALS,
-  TRIAL_TOOL_CALLS,
-  MESSAGE_PARTS,
   EVALUATION_JOBS,
   EVALUATION_SKIPPED_MEMBERS,
   ANALYTICS_WARNINGS,
   SCHEMA_DRIFT,
   LOAD_WARNINGS,
 ];
+
+/**
+ * What users query and export: the tables, with the views trial_tool_calls and message_parts (which
+ * read trials) after trials.
+ */
+export const RELATIONS: readonly TableDef[] = TABLES.flatMap((t) =>
+  t === TRIALS ? [TRIALS, TRIAL_TOOL_CALLS, MESSAGE_PARTS] : [t],
+);
 
 export type TableName = (typeof TABLES)[number]['name'];
 

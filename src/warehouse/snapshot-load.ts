@@ -18,7 +18,13 @@ import { malformedFileError, readJsonFile } from './json-file.js';
 import { isPlainObject, RowCollector, warningRows, type LoadWarning } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
 import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
-import { loadTrialFiles, stageFastTrials, TrialReadError, type TrialFile } from './trial-loader.js';
+import {
+  loadTrialFiles,
+  stageTrials,
+  TrialReadError,
+  type StagedFiles,
+  type TrialFile,
+} from './trial-loader.js';
 import {
   LOAD_WARNINGS,
   MESSAGE_PARTS,
@@ -102,19 +108,26 @@ export class SnapshotLoad {
   }
 
   /**
-   * Before the transaction: stages the vouched trial files (see trial-loader.ts). The caller drops the
-   * stage (dropTrialStage) whatever happens.
+   * Before the transaction: stages the trial files (see trial-loader.ts). The caller drops the stage
+   * (dropTrialStage) whatever happens.
    */
   async stageTrials(): Promise<void> {
-    const files: { path: string; relPath: string }[] = [];
-    for (const file of this.filesOf('trials').filter((f) => this.isVouched(f))) {
+    const files: StagedFiles[number][] = [];
+    for (const [fileNo, file] of this.filesOf('trials').entries()) {
       const full = resolveInside(this.dir, file.path);
       // Only regular files: the stage may run before verification (which refuses anything else), and
-      // a FIFO or device must not block or feed the reader meanwhile.
-      if (await fileExists(full)) files.push({ path: full, relPath: file.path });
+      // a FIFO or device must not block or feed the reader meanwhile. loadTrials() skips the same ones.
+      if (await fileExists(full))
+        files.push({
+          fileNo,
+          path: full,
+          relPath: file.path,
+          bytes: file.bytes,
+          vouched: this.isVouched(file),
+        });
     }
     try {
-      await stageFastTrials(this.conn, files);
+      await stageTrials(this.conn, files);
     } catch (error) {
       throw await this.trialFailure(error);
     }
@@ -297,7 +310,7 @@ export class SnapshotLoad {
   private async loadTrials(): Promise<void> {
     const files: TrialFile[] = [];
     const manifestFiles = this.filesOf('trials');
-    for (const file of manifestFiles) {
+    for (const [fileNo, file] of manifestFiles.entries()) {
       const full = resolveInside(this.dir, file.path);
       const assessmentId = file.assessment_id ?? path.basename(file.path, '.json');
       const scope =
@@ -318,6 +331,7 @@ export class SnapshotLoad {
         continue;
       }
       files.push({
+        fileNo,
         path: full,
         relPath: file.path,
         bytes: file.bytes,
@@ -429,7 +443,7 @@ export class SnapshotLoad {
 }
 
 function isTrialTable(table: TableDef): boolean {
-  return table === TRIALS || table === TRIAL_TOOL_CALLS || table === MESSAGE_PARTS;
+  return table === TRIALS;
 }
 
 async function fileExists(file: string): Promise<boolean> {

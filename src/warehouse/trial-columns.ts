@@ -15,6 +15,9 @@ const ACCEPTED: Record<ColumnType, readonly string[] | null> = {
   TIMESTAMPTZ: ['VARCHAR'],
   JSON: null,
   'VARCHAR[]': ['ARRAY'],
+  // Built by the loader from the nested arrays, never read as one value.
+  'TOOL_CALL[]': null,
+  'MESSAGE_PART[]': null,
 };
 
 export interface TypedExpr {

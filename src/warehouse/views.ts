@@ -6,7 +6,10 @@
  * raw value sits in analytics_warnings.raw_value), so these views cannot aggregate it. What they add is
  * the count of excluded assessments (`analytics_exclusions`) that aggregates must report.
  */
-import { TABLES } from './schema.js';
+import { MESSAGE_PARTS, RELATIONS, TRIAL_TOOL_CALLS, type TableDef } from './schema.js';
+import { SOURCE_KEYS, sourceKeyType } from './schema-trials.js';
+import { keyOf, typedFromJson } from './trial-columns.js';
+import { quoteIdent } from './sql.js';
 
 /** The newest snapshot per (org, workspace, project) that holds the project's summary. */
 const LATEST_PROJECT_SNAPSHOTS = `
@@ -55,28 +58,90 @@ QUALIFY row_number() OVER (
   PARTITION BY f.attack_run_id
   ORDER BY as_of DESC NULLS LAST, f.origin DESC, f.snapshot_id DESC NULLS LAST, f.ordinal DESC) = 1`;
 
+/** The key columns every trial child row starts with, read from trials aliased t. */
+const TRIAL_KEYS = ['snapshot_id', 'project_id', 'project_key', 'assessment_id', 'trial_ordinal'];
+
 /**
- * message_parts with every part's text: a part whose text equals its trial's candidate/response is
- * stored once, in trials (message_parts.text NULL, text_in_trial TRUE); this puts it back.
+ * One row per element of a list column of trials: the trial's keys, the element's index as `position`,
+ * and the view's other columns from `values` (name → SQL over the element u.e).
  */
-const MESSAGE_PARTS_RESOLVED = `
-CREATE OR REPLACE VIEW message_parts_resolved AS
-SELECT p.* REPLACE (
-  CASE WHEN p.text_in_trial THEN CASE p.role WHEN 'candidate' THEN t.candidate ELSE t.response END
-       ELSE p.text END AS text)
-FROM message_parts p
-LEFT JOIN trials t ON p.text_in_trial AND t.snapshot_id = p.snapshot_id
-  AND t.assessment_id = p.assessment_id AND t.trial_ordinal = p.trial_ordinal`;
+function unnestView(view: TableDef, list: string, position: string, values: Record<string, string>): string {
+  const columns = view.columns.map((c) => {
+    if (TRIAL_KEYS.includes(c.name)) return `u.${quoteIdent(c.name)}`;
+    if (c.name === position) return `u.i AS ${quoteIdent(c.name)}`;
+    const value = values[c.name];
+    if (value === undefined) throw new Error(`${view.name}.${c.name} has no source`);
+    return `${value} AS ${quoteIdent(c.name)}`;
+  });
+  return `SELECT ${columns.join(', ')} FROM (
+    SELECT ${TRIAL_KEYS.map((k) => `t.${k}`).join(', ')}, unnest(range(len(t.${list}))) AS i, unnest(t.${list}) AS e
+    FROM trials t WHERE t.${list} IS NOT NULL) u`;
+}
+
+/** The element fields a view column reads as they are. */
+const fieldsOf = (names: readonly string[]): Record<string, string> =>
+  Object.fromEntries(names.map((name) => [name, `u.e.${quoteIdent(name)}`]));
+
+const TRIAL_TOOL_CALLS_VIEW = `
+CREATE OR REPLACE VIEW trial_tool_calls AS
+${unnestView(TRIAL_TOOL_CALLS, 'tool_call_list', 'call_ordinal', fieldsOf(['agent', 'arguments', 'name', 'result', 'extra']))}`;
+
+/**
+ * message_parts: the listed parts of both roles (the source object read into typed source_* columns; a
+ * value that does not fit stays NULL, and the strict loader kept it in extra), plus the one plain text
+ * part each flagged trial implies (its candidate or response string; see trials.candidate_part_implied).
+ */
+function messagePartsView(): string {
+  const sources = Object.fromEntries(
+    SOURCE_KEYS.map((k) => [`source_${k}`, typedFromJson(sourceKeyType(k), keyOf('u.e.source', k)).value]),
+  );
+  const listed = (role: 'candidate' | 'response'): string =>
+    unnestView(MESSAGE_PARTS, `${role}_part_list`, 'part_ordinal', {
+      role: `'${role}'`,
+      ...fieldsOf(['kind', 'caption', 'text', 'transform', 'variant', 'extra']),
+      ...sources,
+    });
+  const implied = (role: 'candidate' | 'response'): string => {
+    const known: Record<string, string> = {
+      role: `'${role}'`,
+      part_ordinal: 'CAST(0 AS BIGINT)',
+      kind: `'text'`,
+      text: `t.${role}`,
+    };
+    const values = MESSAGE_PARTS.columns.map((c) => {
+      const value =
+        known[c.name] ?? (TRIAL_KEYS.includes(c.name) ? `t.${c.name}` : `CAST(NULL AS ${c.type})`);
+      return `${value} AS ${quoteIdent(c.name)}`;
+    });
+    return `SELECT ${values.join(', ')} FROM trials t WHERE t.${role}_part_implied`;
+  };
+  return `
+CREATE OR REPLACE VIEW message_parts AS
+${listed('candidate')}
+UNION ALL ${listed('response')}
+UNION ALL ${implied('candidate')}
+UNION ALL ${implied('response')}`;
+}
 
 /** All view statements, in dependency order. */
 export function viewStatements(): string[] {
-  const latest = TABLES.filter((t) => t.scope === 'project').map((t) => latestView(t.name));
+  const latest = RELATIONS.filter((t) => t.scope === 'project').map((t) => latestView(t.name));
   return [
+    TRIAL_TOOL_CALLS_VIEW,
+    messagePartsView(),
     LATEST_PROJECT_SNAPSHOTS,
     ...latest,
     ANALYTICS_EXCLUSIONS,
     LATEST_ANALYTICS_EXCLUSIONS,
     FINDING_TRIAGE,
-    MESSAGE_PARTS_RESOLVED,
   ];
+}
+
+/** Views of earlier schema versions that no longer exist. */
+const RETIRED_VIEWS = ['message_parts_resolved'];
+
+/** Names of every view this or an earlier version created (an upgrade drops them; never a user's own). */
+export function knownViewNames(): string[] {
+  const current = viewStatements().map((sql) => /CREATE OR REPLACE VIEW (\w+)/.exec(sql)?.[1]);
+  return [...RETIRED_VIEWS, ...current].filter((name): name is string => name !== undefined);
 }

@@ -55,8 +55,10 @@ export async function rows(db: string, sql: string): Promise<Record<string, unkn
 
 /** Row count of every table (for "the database did not change" assertions). */
 export async function tableCounts(db: string): Promise<Record<string, number>> {
-  const { TABLES } = await import('../../src/warehouse/schema.js');
-  const sql = TABLES.map((t) => `SELECT '${t.name}' AS t, count(*) AS n FROM ${t.name}`).join(' UNION ALL ');
+  const { RELATIONS } = await import('../../src/warehouse/schema.js');
+  const sql = RELATIONS.map((t) => `SELECT '${t.name}' AS t, count(*) AS n FROM ${t.name}`).join(
+    ' UNION ALL ',
+  );
   const result = await runQuery(db, sql);
   return Object.fromEntries(result.rows.map(([t, n]) => [String(t), Number(n)]));
 }
