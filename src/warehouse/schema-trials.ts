@@ -1,10 +1,10 @@
 /**
  * Trials and what hangs off them. A trial's tool calls and message parts are kept as lists in its row
  * (tool_call_list, candidate_part_list, response_part_list) and read through the views
- * trial_tool_calls and message_parts (views.ts), one row per call or part: the loader then writes each
- * trial once, in one statement with its file's parse, instead of a stage and three more tables; on the
- * million-trial snapshot that halved the load. The views keep the contract of one normalized row per
- * element, keyed by the trial.
+ * trial_tool_calls and message_parts (views.ts), one row per call or part, keyed by the trial: the
+ * loader then writes each trial once, in the same statement that parses its file, instead of a stage
+ * and two more tables (the million-trial snapshot: 12.9 s → 8.4 s). The views keep the contract of
+ * one normalized row per element.
  */
 import { api, ASSESSMENT, ctx, projectTable, type ColumnType, type TableDef } from './schema-core.js';
 
