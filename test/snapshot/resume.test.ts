@@ -58,26 +58,26 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
   throw new Error('condition not reached in time');
 }
 
+/** A snapshot of acme/main into `root`, one request at a time (long enough to interrupt mid-run). */
+const snapshotOneAtATime = (root: string): string[] => [
+  'snapshot',
+  '--base-url',
+  sim.url,
+  '--org',
+  'acme',
+  '--workspace',
+  'main',
+  '--out',
+  root,
+  '--concurrency',
+  '1',
+];
+
 describe('interrupted snapshots', () => {
   it('SIGKILL mid-run leaves only a resumable .partial; --resume gives the same bytes', async () => {
     const root = path.join(out, 'killed');
     const parent = path.join(root, 'acme', 'main');
-    const { child, finished } = spawnCli(
-      [
-        'snapshot',
-        '--base-url',
-        sim.url,
-        '--org',
-        'acme',
-        '--workspace',
-        'main',
-        '--out',
-        root,
-        '--concurrency',
-        '1',
-      ],
-      { env: { AIRT_TOKEN: TOKEN } },
-    );
+    const { child, finished } = spawnCli(snapshotOneAtATime(root), { env: { AIRT_TOKEN: TOKEN } });
     let partialDir = '';
     await waitFor(async () => {
       const names = await readdir(parent).catch(() => [] as string[]);
@@ -122,23 +122,7 @@ describe('interrupted snapshots', () => {
     async ({ signal, exitCode }) => {
       const root = path.join(out, `stopped-by-${signal}`);
       const parent = path.join(root, 'acme', 'main');
-      const { child, finished } = spawnCli(
-        // One request at a time keeps the run going long enough to be interrupted in the middle.
-        [
-          'snapshot',
-          '--base-url',
-          sim.url,
-          '--org',
-          'acme',
-          '--workspace',
-          'main',
-          '--out',
-          root,
-          '--concurrency',
-          '1',
-        ],
-        { env: { AIRT_TOKEN: TOKEN } },
-      );
+      const { child, finished } = spawnCli(snapshotOneAtATime(root), { env: { AIRT_TOKEN: TOKEN } });
       await waitFor(async () => {
         const names = await readdir(parent).catch(() => [] as string[]);
         const partial = names.find((n) => n.endsWith('.partial'));
