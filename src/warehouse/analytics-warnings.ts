@@ -21,7 +21,7 @@ export interface AnalyticsWarningEntry {
 }
 
 /** `asr_by_category.entries` → `asr_by_category`; `compliance_matrix["owasp_llm"]` → `compliance_matrix`. */
-export function sliceOf(field: string): string | null {
+function sliceOf(field: string): string | null {
   const top = /^[^.[\]]+/.exec(field.trim());
   return top ? top[0] : null;
 }

@@ -11,12 +11,12 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { inTransaction } from './db.js';
+import { inTransaction, scalarNumber } from './db.js';
 import { sqlType, TABLES, type ColumnDef, type TableDef } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
 import { knownViewNames, viewStatements } from './views.js';
 
-export interface Migration {
+interface Migration {
   version: number;
   description: string;
   statements: () => string[];
@@ -26,7 +26,7 @@ function columnSql(column: ColumnDef): string {
   return `${quoteIdent(column.name)} ${sqlType(column.type)}`;
 }
 
-export function createTableSql(table: TableDef): string {
+function createTableSql(table: TableDef): string {
   const primaryKey = table.name === 'snapshots' ? ', PRIMARY KEY (snapshot_id)' : '';
   return `CREATE TABLE IF NOT EXISTS ${quoteIdent(table.name)} (${table.columns.map(columnSql).join(', ')}${primaryKey})`;
 }
@@ -70,7 +70,7 @@ function v3PartLists(role: 'candidate' | 'response'): string {
 }
 
 /** Upgrades from version 1 (the first release's tables), in order. */
-export const MIGRATIONS: readonly Migration[] = [
+const MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     description: 'message_parts.text_in_trial (part text stored once, in trials)',
@@ -103,14 +103,13 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 1;
 const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version (
   version INTEGER PRIMARY KEY, description VARCHAR, applied_at TIMESTAMPTZ, tool_version VARCHAR)`;
 
+/** The database's schema version: null without a schema_version table, 0 when it is empty. */
 async function currentVersion(conn: DuckDBConnection): Promise<number | null> {
-  const exists = await conn.runAndReadAll(
-    `SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'schema_version' AND schema_name = 'main'`,
+  const exists = await scalarNumber(
+    conn,
+    `SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_version' AND schema_name = 'main'`,
   );
-  if (Number(exists.getRows()[0]?.[0] ?? 0) === 0) return null;
-  const reader = await conn.runAndReadAll('SELECT max(version) FROM schema_version');
-  const value = reader.getRows()[0]?.[0];
-  return value === null || value === undefined ? 0 : Number(value);
+  return exists === 0 ? null : scalarNumber(conn, 'SELECT max(version) FROM schema_version');
 }
 
 function newerDatabase(found: number): CliError {

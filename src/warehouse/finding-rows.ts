@@ -44,7 +44,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export function reviewEventKey(findingId: string | null, event: unknown): string {
+function reviewEventKey(findingId: string | null, event: unknown): string {
   return createHash('sha256')
     .update(`${findingId ?? ''}\n${canonical(event)}`)
     .digest('hex');

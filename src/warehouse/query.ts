@@ -73,7 +73,7 @@ function normalize(value: unknown, type: DuckDBType): unknown {
  * DuckDB's message on one line: its lines (error, hints, `LINE 1: …`) joined by spaces, the caret line
  * (which only points into the line above) left out. The words themselves are DuckDB's, unchanged.
  */
-export function oneLineError(error: unknown): string {
+function oneLineError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message
     .split(/\r?\n/)

@@ -40,7 +40,7 @@ export function ctx(name: string, type: ColumnType): ColumnDef {
 }
 
 export const SNAPSHOT = ctx('snapshot_id', 'VARCHAR');
-export const PROJECT = [ctx('project_id', 'VARCHAR'), ctx('project_key', 'VARCHAR')];
+const PROJECT = [ctx('project_id', 'VARCHAR'), ctx('project_key', 'VARCHAR')];
 export const EXTRA = ctx('extra', 'JSON');
 
 export function projectTable(name: string, doc: string, columns: ColumnDef[]): TableDef {

@@ -57,13 +57,13 @@ export const MESSAGE_PARTS: TableDef = projectTable(
  * values that did not fit, kept by the strict path). The fast paths store the list exactly as DuckDB
  * reads it, with no per-element work: a vouched file has no unknown key, so its `extra` is NULL.
  */
-export const TOOL_CALL_ELEMENT =
+const TOOL_CALL_ELEMENT =
   'STRUCT(agent VARCHAR, arguments VARCHAR, "name" VARCHAR, "result" VARCHAR, extra JSON)';
 /**
  * A stored MessagePart, likewise; its source stays the JSON object (nearly always absent), read into
  * the source_* columns of message_parts by the view.
  */
-export const MESSAGE_PART_ELEMENT =
+const MESSAGE_PART_ELEMENT =
   'STRUCT(kind VARCHAR, caption VARCHAR, "source" JSON, "text" VARCHAR, "transform" VARCHAR, variant VARCHAR, extra JSON)';
 
 /** The keys of a part's source, read into message_parts.source_<key>. */

@@ -14,20 +14,22 @@ import { VERSION } from '../version.js';
 import { appendRows, scalarNumber, type Row } from './db.js';
 import { collectEvaluationPage } from './evaluation-rows.js';
 import { collectFindingDetail } from './finding-rows.js';
-import { malformedFileError, readJsonFile } from './json-file.js';
+import { readJsonFile } from './json-file.js';
 import { isPlainObject, RowCollector, warningRows, type LoadWarning } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
 import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
 import {
   loadTrialFiles,
   stageTrials,
-  TrialReadError,
+  trialReadFailure,
   type StagedFiles,
   type TrialFile,
 } from './trial-loader.js';
 import {
+  ATTACK_RUNS,
   LOAD_WARNINGS,
   MESSAGE_PARTS,
+  RELATIONS,
   SCHEMA_DRIFT,
   SNAPSHOTS,
   TABLES,
@@ -58,6 +60,8 @@ export interface VerifyProblem {
 export class SnapshotLoad {
   private readonly sink = new RowCollector();
   private readonly snapshotId: string;
+  /** Rows written per relation for this snapshot, as reported (the load's result). */
+  private readonly rowCounts = new Map<string, number>();
   /** assessment id → project scope, from the summaries (for trials). */
   private readonly assessmentScopes = new Map<string, ScopeContext>();
   /** manifest project key → scope. */
@@ -79,7 +83,7 @@ export class SnapshotLoad {
       .sort((a, b) => (a.page ?? 0) - (b.page ?? 0) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
-  /** Absolute path of a manifest file; a missing one (forced load) is reported and skipped. */
+  /** The parsed body of a manifest file; a missing one (forced load) is reported, and undefined. */
   private async readBody(file: ManifestFile): Promise<unknown> {
     const full = resolveInside(this.dir, file.path);
     try {
@@ -129,7 +133,7 @@ export class SnapshotLoad {
     try {
       await stageTrials(this.conn, files);
     } catch (error) {
-      throw await this.trialFailure(error);
+      throw await trialReadFailure(error, this.dir);
     }
   }
 
@@ -141,12 +145,13 @@ export class SnapshotLoad {
     }
   }
 
+  /** Loads everything; returns the number of load warnings and the rows per relation (RELATIONS order). */
   async run(
     manifestSha256: string,
     problems: readonly VerifyProblem[],
     forced: boolean,
     loadedAt: Date,
-  ): Promise<number> {
+  ): Promise<{ warnings: number; rows: Record<string, number> }> {
     const { manifest, sink } = this;
     const config = await this.loadConfig();
     sink.addValues(SNAPSHOTS, {
@@ -181,18 +186,26 @@ export class SnapshotLoad {
     await this.loadEvaluations();
     await this.loadFindings();
     for (const table of TABLES) {
-      if (table === LOAD_WARNINGS || isTrialTable(table)) continue;
+      if (table === LOAD_WARNINGS || table === TRIALS) continue;
       await this.write(table, this.sink.rows.get(table.name) ?? []);
     }
     await this.loadTrials();
     const warnings = [...this.manifestWarnings(problems), ...sink.warnings];
     await this.write(LOAD_WARNINGS, warningRows(this.snapshotId, warnings));
-    return warnings.length;
+    // Every relation was counted above (written from JS, or counted after the trial load).
+    const rows = Object.fromEntries(RELATIONS.map((t) => [t.name, this.rowCounts.get(t.name) ?? 0]));
+    return { warnings: warnings.length, rows };
   }
 
   private async write(table: TableDef, rows: readonly Row[]): Promise<void> {
     await appendRows(this.conn, table, rows);
-    this.progress({ type: 'table', snapshotId: this.snapshotId, table: table.name, rows: rows.length });
+    this.counted(table, rows.length);
+  }
+
+  /** Records a relation's row count for this snapshot and reports it (progress). */
+  private counted(table: TableDef, rows: number): void {
+    this.rowCounts.set(table.name, rows);
+    this.progress({ type: 'table', snapshotId: this.snapshotId, table: table.name, rows });
   }
 
   private async loadConfig(): Promise<unknown> {
@@ -291,8 +304,7 @@ export class SnapshotLoad {
 
   /** attack run id → project scope, from the attack_runs rows collected so far. */
   private attackRunScopes(): Map<string, { project_id: string | null; project_key: string | null }> {
-    const columns = TABLES.find((t) => t.name === 'attack_runs')?.columns ?? [];
-    const at = (name: string): number => columns.findIndex((c) => c.name === name);
+    const at = (name: string): number => ATTACK_RUNS.columns.findIndex((c) => c.name === name);
     const [idIndex, pidIndex, keyIndex] = [at('attack_run_id'), at('project_id'), at('project_key')];
     const map = new Map<string, { project_id: string | null; project_key: string | null }>();
     for (const row of this.sink.rows.get('attack_runs') ?? []) {
@@ -347,7 +359,7 @@ export class SnapshotLoad {
         this.progress({ type: 'trials', snapshotId: this.snapshotId, filesDone: done, filesTotal: total }),
       );
     } catch (error) {
-      throw await this.trialFailure(error);
+      throw await trialReadFailure(error, this.dir);
     }
     for (const table of [TRIALS, TRIAL_TOOL_CALLS, MESSAGE_PARTS]) {
       const rows = await scalarNumber(
@@ -355,29 +367,9 @@ export class SnapshotLoad {
         `SELECT count(*) FROM ${table.name} WHERE snapshot_id = $1`,
         [this.snapshotId],
       );
-      this.progress({ type: 'table', snapshotId: this.snapshotId, table: table.name, rows });
+      this.counted(table, rows);
     }
     await this.checkTrialCounts(manifestFiles, files);
-  }
-
-  /** The error to report for a failed trial read: names the file (and the JSON position). */
-  private async trialFailure(error: unknown): Promise<unknown> {
-    if (error instanceof TrialReadError) {
-      // DuckDB names the file it choked on; batches hold several files.
-      const named = /file "([^"]+)"/.exec(error.duckdbMessage)?.[1];
-      const culprit =
-        error.files.find((f) => f.path === named) ?? (error.files.length === 1 ? error.files[0] : undefined);
-      if (culprit && /malformed json/i.test(error.duckdbMessage)) {
-        return malformedFileError(culprit.path, path.join(this.dir, culprit.relPath), error.duckdbMessage);
-      }
-      const listed = error.files.slice(0, 3).map((f) => f.relPath);
-      if (error.files.length > 3) listed.push(`and ${error.files.length - 3} more`);
-      const names = culprit ? culprit.relPath : listed.join(', ');
-      return new CliError(
-        `Cannot read trial file ${names} of ${this.dir}: ${error.duckdbMessage.split('\n')[0] ?? ''}`,
-      );
-    }
-    return error;
   }
 
   private async checkTrialCounts(
@@ -391,8 +383,9 @@ export class SnapshotLoad {
     const counts = new Map<string, { n: number; withExtra: number }>();
     for (const [id, n, withExtra] of reader.getRows())
       counts.set(String(id), { n: Number(n), withExtra: Number(withExtra) });
+    const loadedByPath = new Map(loaded.map((f) => [f.relPath, f]));
     for (const file of manifestFiles) {
-      const trialFile = loaded.find((f) => f.relPath === file.path);
+      const trialFile = loadedByPath.get(file.path);
       if (!trialFile) continue;
       const count = counts.get(trialFile.assessmentId) ?? { n: 0, withExtra: 0 };
       this.checkCount(file, count.n);
@@ -440,10 +433,6 @@ export class SnapshotLoad {
     }
     return out;
   }
-}
-
-function isTrialTable(table: TableDef): boolean {
-  return table === TRIALS;
 }
 
 async function fileExists(file: string): Promise<boolean> {

@@ -39,7 +39,7 @@ const PROJECT_ARRAYS: readonly (readonly [string, TableDef])[] = [
 ];
 
 /** Which project a summary is about: the body's id/key when present, else the manifest's. */
-export function projectScope(entry: ProjectEntry, summary: unknown): ScopeContext {
+function projectScope(entry: ProjectEntry, summary: unknown): ScopeContext {
   const body = isPlainObject(summary) ? summary : {};
   return {
     snapshot_id: entry.snapshotId,

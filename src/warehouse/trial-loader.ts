@@ -18,8 +18,10 @@
  * stage at all: the ordinal of a trial is its index in its file's array, and a file's parse and its
  * rows' write run in one parallel pipeline (on the million-trial snapshot, 2 s less than staging).
  */
+import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError } from '../errors.js';
+import { malformedFileError } from './json-file.js';
 import { quoteLiteral } from './sql.js';
 import {
   fastTrialsInsert,
@@ -91,8 +93,8 @@ function batches<T>(items: readonly T[], size: number): T[][] {
 
 const fileList = (files: StagedFiles): string => `[${files.map((f) => quoteLiteral(f.path)).join(', ')}]`;
 
-/** Thrown when DuckDB cannot read a trial file; names the file. */
-export class TrialReadError extends Error {
+/** Thrown when DuckDB cannot read a trial file; trialReadFailure() turns it into the user's message. */
+class TrialReadError extends Error {
   constructor(
     readonly files: StagedFiles,
     readonly duckdbMessage: string,
@@ -107,6 +109,27 @@ async function reading(files: StagedFiles, work: () => Promise<unknown>): Promis
   } catch (error) {
     throw new TrialReadError(files, error instanceof Error ? error.message : String(error));
   }
+}
+
+/**
+ * The error to report for a failed stage or load of trial files: names the file DuckDB choked on (and,
+ * for malformed JSON, the position). Any other error is returned as it is. `dir`: the snapshot's.
+ */
+export async function trialReadFailure(error: unknown, dir: string): Promise<unknown> {
+  if (!(error instanceof TrialReadError)) return error;
+  // DuckDB names the file it choked on; batches hold several files.
+  const named = /file "([^"]+)"/.exec(error.duckdbMessage)?.[1];
+  const culprit =
+    error.files.find((f) => f.path === named) ?? (error.files.length === 1 ? error.files[0] : undefined);
+  if (culprit && /malformed json/i.test(error.duckdbMessage)) {
+    return malformedFileError(culprit.path, path.join(dir, culprit.relPath), error.duckdbMessage);
+  }
+  const listed = error.files.slice(0, 3).map((f) => f.relPath);
+  if (error.files.length > 3) listed.push(`and ${error.files.length - 3} more`);
+  const names = culprit ? culprit.relPath : listed.join(', ');
+  return new CliError(
+    `Cannot read trial file ${names} of ${dir}: ${error.duckdbMessage.split('\n')[0] ?? ''}`,
+  );
 }
 
 /**

@@ -13,14 +13,7 @@
  * string: the fast paths store no list then, only candidate_part_implied, and the message_parts view
  * derives the part. Writing a million copies of text that trials already hold was 40% of the load.
  */
-import {
-  MESSAGE_PART_ELEMENT,
-  SOURCE_KEYS,
-  sourceKeyType,
-  sqlType,
-  TOOL_CALL_ELEMENT,
-  TRIALS,
-} from './schema-trials.js';
+import { SOURCE_KEYS, sourceKeyType, sqlType, TRIALS } from './schema-trials.js';
 import type { ColumnDef, ColumnType } from './schema-core.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
 import {
@@ -64,13 +57,11 @@ function fastReadType(column: ColumnDef): string {
  * lists are stored as read, with no per-element work. Their `extra` field can only be NULL here: a key
  * named "extra" is unknown to the spec, and a file with unknown keys is never vouched for.
  */
-const READ_PART = `${MESSAGE_PART_ELEMENT}[]`;
-const READ_TOOL_CALL = `${TOOL_CALL_ELEMENT}[]`;
 const READ_FIELDS: readonly (readonly [string, string])[] = [
   ...TRIAL_API.map((c) => [c.from, fastReadType(c)] as const),
-  ['tool_calls', READ_TOOL_CALL],
-  ['candidate_parts', READ_PART],
-  ['response_parts', READ_PART],
+  ['tool_calls', sqlType('TOOL_CALL[]')],
+  ['candidate_parts', sqlType('MESSAGE_PART[]')],
+  ['response_parts', sqlType('MESSAGE_PART[]')],
 ];
 
 /** read_json's `columns` for a file read object by object. */

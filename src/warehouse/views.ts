@@ -6,7 +6,7 @@
  * raw value sits in analytics_warnings.raw_value), so these views cannot aggregate it. What they add is
  * the count of excluded assessments (`analytics_exclusions`) that aggregates must report.
  */
-import { MESSAGE_PARTS, RELATIONS, TRIAL_TOOL_CALLS, type TableDef } from './schema.js';
+import { MESSAGE_PARTS, RELATIONS, sqlType, TRIAL_TOOL_CALLS, type TableDef } from './schema.js';
 import { SOURCE_KEYS, sourceKeyType } from './schema-trials.js';
 import { keyOf, typedFromJson } from './trial-columns.js';
 import { quoteIdent } from './sql.js';
@@ -110,7 +110,7 @@ function messagePartsView(): string {
     };
     const values = MESSAGE_PARTS.columns.map((c) => {
       const value =
-        known[c.name] ?? (TRIAL_KEYS.includes(c.name) ? `t.${c.name}` : `CAST(NULL AS ${c.type})`);
+        known[c.name] ?? (TRIAL_KEYS.includes(c.name) ? `t.${c.name}` : `CAST(NULL AS ${sqlType(c.type)})`);
       return `${value} AS ${quoteIdent(c.name)}`;
     });
     return `SELECT ${values.join(', ')} FROM trials t WHERE t.${role}_part_implied`;
