@@ -15,8 +15,7 @@ import { SEVERITIES } from '../severity.js';
 export const REPORT_KINDS = ['executive', 'compliance', 'portfolio'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
-/** Severities from worst to least; every severity table and chart uses this order. */
-/** Severity levels, worst first (the service's scale, src/severity.ts). */
+/** Severity levels, worst first (the service's scale, src/severity.ts); every severity table and chart uses this order. */
 export const SEVERITY_LEVELS = SEVERITIES;
 export type SeverityLevel = (typeof SEVERITY_LEVELS)[number];
 
@@ -407,6 +406,21 @@ export function emptyDataQuality(): DataQuality {
     schemaDrift: [],
     consistency: [],
   };
+}
+
+/**
+ * The time the report's data is from: the newest fetched_at of the snapshots it covers. The one rule
+ * for "data as of": the report shows it and the PDF is dated with it. Null when no snapshot has a
+ * known fetch time.
+ */
+export function reportDataAsOf(model: ReportModel): string | null {
+  return (
+    model.provenance.snapshots
+      .map((snapshot) => snapshot.fetchedAt)
+      .filter((value): value is string => value !== null)
+      .sort()
+      .at(-1) ?? null
+  );
 }
 
 /** True when the data-quality section has nothing to report. */

@@ -4,6 +4,7 @@
  * are kept as `data` parts so the renderer escapes them for the output context; only our own wording
  * is `text`.
  */
+import { countCategoriesByState } from './compliance-state.js';
 import { countOf, formatCount, formatDecimal, formatLift, formatPercent, riskBand } from './format.js';
 import type {
   ComplianceFrameworkSection,
@@ -230,14 +231,14 @@ export function executiveNarrative(model: Omit<ExecutiveModel, 'summary'>): Sent
 export function complianceNarrative(frameworks: readonly ComplianceFrameworkSection[]): Sentence[] {
   if (frameworks.length === 0) return [[text('No compliance framework data is available for this project.')]];
   const sentences: Sentence[] = frameworks.map((section) => {
-    const count = (state: string): number => section.categories.filter((row) => row.state === state).length;
+    const count = countCategoriesByState(section.categories);
     return [
       data(section.title),
       text(
         `: ${formatCount(section.testedCategories)} of ${formatCount(section.totalCategories)} categories tested ` +
-          `(coverage ${formatPercent(section.coverage)}); ${formatCount(count('failing'))} failing, ` +
-          `${formatCount(count('passing'))} passing, ${formatCount(count('insufficient_evidence'))} with ` +
-          `insufficient evidence, ${formatCount(count('not_tested'))} not tested.`,
+          `(coverage ${formatPercent(section.coverage)}); ${formatCount(count.failing)} failing, ` +
+          `${formatCount(count.passing)} passing, ${formatCount(count.insufficient_evidence)} with ` +
+          `insufficient evidence, ${formatCount(count.not_tested)} not tested.`,
       ),
     ];
   });

@@ -17,7 +17,6 @@
  */
 import { createHash } from 'node:crypto';
 import { CliError } from '../errors.js';
-import type { ReportModel } from './model.js';
 import {
   dictionaryEntry,
   objectBodyStart,
@@ -33,7 +32,7 @@ import {
 export interface DeterministicPdfOptions {
   /**
    * When the report's data is from: an ISO 8601 timestamp such as a snapshot's fetched_at (see
-   * reportDataAsOf). Becomes /CreationDate and /ModDate. Null: unknown, and both dates are removed.
+   * model.ts reportDataAsOf). Becomes /CreationDate and /ModDate. Null: unknown, and both dates are removed.
    */
   documentDate: string | null;
 }
@@ -100,20 +99,6 @@ export function pdfDate(timestamp: string): string {
   const utc = new Date(wallClock.getTime() - offsetMinutes * 60_000);
   if (utc.getUTCFullYear() > 9999 || utc.getUTCFullYear() < 0) throw invalidTimestamp(timestamp);
   return `${fields(utc)}+00'00'`;
-}
-
-/**
- * The time the report's data is from: the newest fetched_at of the snapshots it covers, the same
- * value the report shows as "data as of". Null when no snapshot has a known fetch time.
- */
-export function reportDataAsOf(model: ReportModel): string | null {
-  return (
-    model.provenance.snapshots
-      .map((snapshot) => snapshot.fetchedAt)
-      .filter((value): value is string => value !== null)
-      .sort()
-      .at(-1) ?? null
-  );
 }
 
 /** Applies non-overlapping edits given in original coordinates. */

@@ -133,7 +133,7 @@ function scanRegular(text: string, at: number): number {
 }
 
 /** The end of the direct object that starts exactly at `at`. */
-export function scanValue(text: string, at: number): number {
+function scanValue(text: string, at: number): number {
   const char = text[at];
   if (char === '(') return scanLiteralString(text, at);
   if (char === '<')

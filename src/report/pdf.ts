@@ -50,7 +50,7 @@ export interface PdfOptions {
   signal?: AbortSignal | undefined;
   /**
    * The PDF's /CreationDate and /ModDate: when the report's data is from (ISO 8601, see
-   * pdf-determinism.ts reportDataAsOf). Null or absent: unknown, and the PDF carries no dates, rather
+   * model.ts reportDataAsOf). Null or absent: unknown, and the PDF carries no dates, rather
    * than the print time that would make every run's bytes differ.
    */
   documentDate?: string | null | undefined;

@@ -8,8 +8,7 @@
  * Pure apart from reading templates: no clock, no randomness, so the same model and options give
  * the same bytes. PDF output prints this HTML with Chromium (pdf.ts).
  */
-import type { ChartDefinition } from './charts/chart.js';
-import { CHART_LABEL_MAX } from './charts/chart.js';
+import { CHART_LABEL_MAX, type ChartDefinition } from './charts/chart.js';
 import { chartHasData, chartsForModel } from './charts/catalog.js';
 import { renderChartPng, renderChartSvg } from './charts/render-svg.js';
 import type { ReportModel } from './model.js';
@@ -62,10 +61,14 @@ interface RenderedChart {
   svg: string;
 }
 
+/** The charts a model's report shows (those with data), labels shaped by `shaper`. */
+function chartsWithData(model: ReportModel, shaper: TextShaper): ChartDefinition[] {
+  return chartsForModel(model, (raw) => shaper.label(raw, CHART_LABEL_MAX)).filter(chartHasData);
+}
+
 async function renderCharts(model: ReportModel, shaper: TextShaper): Promise<RenderedChart[]> {
-  const label = (raw: string): string => shaper.label(raw, CHART_LABEL_MAX);
   const rendered: RenderedChart[] = [];
-  for (const definition of chartsForModel(model, label).filter(chartHasData)) {
+  for (const definition of chartsWithData(model, shaper)) {
     const { svg } = await renderChartSvg(definition.spec, `airt-${definition.name}`);
     rendered.push({ definition, svg });
   }
@@ -138,6 +141,5 @@ export function reportChartSpecs(
   model: ReportModel,
   options: Pick<RenderOptions, 'maxText'> = {},
 ): ChartDefinition[] {
-  const shaper = shaperFor(options);
-  return chartsForModel(model, (raw) => shaper.label(raw, CHART_LABEL_MAX)).filter(chartHasData);
+  return chartsWithData(model, shaperFor(options));
 }

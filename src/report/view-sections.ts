@@ -4,6 +4,7 @@
  */
 import { STATE_LABELS } from './charts/compliance-states.js';
 import { heatmapChartName } from './charts/catalog.js';
+import { countCategoriesByState } from './compliance-state.js';
 import { formatDate, formatPercent, riskBand } from './format.js';
 import { SEVERITY_LEVELS, type ComplianceModel, type ExecutiveModel, type PortfolioModel } from './model.js';
 import { Escaped } from './output-context.js';
@@ -137,41 +138,43 @@ export function complianceSections(model: ComplianceModel, text: ViewText, chart
   return {
     coverage: { chart: chart('compliance-coverage') },
     states: { chart: chart('compliance-states') },
-    frameworks: model.frameworks.map((section, index) => ({
-      key: text.code(section.framework),
-      title: text.label(section.title),
-      testedCategories: section.testedCategories,
-      totalCategories: section.totalCategories,
-      coverage: section.coverage,
-      minTrials: section.minTrials,
-      counts: {
-        failing: section.categories.filter((row) => row.state === 'failing').length,
-        passing: section.categories.filter((row) => row.state === 'passing').length,
-        insufficientEvidence: section.categories.filter((row) => row.state === 'insufficient_evidence')
-          .length,
-        notTested: section.categories.filter((row) => row.state === 'not_tested').length,
-      },
-      categories: section.categories.map((row) => ({
-        tag: text.code(row.tag),
-        title: text.maybeLabel(row.title),
-        state: row.state,
-        stateLabel: STATE_LABELS[row.state],
-        maxAsr: row.maxAsr,
-        maxSeverity: text.maybeLabel(row.maxSeverity),
-        severityClass: severityClass(row.maxSeverity),
-        totalTrials: row.totalTrials,
-        attacksUsed:
-          row.attacksUsed === null
-            ? null
-            : row.attacksUsed.length === 0
-              ? text.label('none')
-              : new Escaped(row.attacksUsed.map((attack) => text.label(attack).value).join(', ')),
-        assessmentsTested: row.assessmentsTested,
-      })),
-      assessments: section.heatmap.assessments.length,
-      heatmap: chart(heatmapChartName(section, index)),
-      excludes: section.excludes.map((exclusion) => text.exclusion(exclusion)),
-    })),
+    frameworks: model.frameworks.map((section, index) => {
+      const counts = countCategoriesByState(section.categories);
+      return {
+        key: text.code(section.framework),
+        title: text.label(section.title),
+        testedCategories: section.testedCategories,
+        totalCategories: section.totalCategories,
+        coverage: section.coverage,
+        minTrials: section.minTrials,
+        counts: {
+          failing: counts.failing,
+          passing: counts.passing,
+          insufficientEvidence: counts.insufficient_evidence,
+          notTested: counts.not_tested,
+        },
+        categories: section.categories.map((row) => ({
+          tag: text.code(row.tag),
+          title: text.maybeLabel(row.title),
+          state: row.state,
+          stateLabel: STATE_LABELS[row.state],
+          maxAsr: row.maxAsr,
+          maxSeverity: text.maybeLabel(row.maxSeverity),
+          severityClass: severityClass(row.maxSeverity),
+          totalTrials: row.totalTrials,
+          attacksUsed:
+            row.attacksUsed === null
+              ? null
+              : row.attacksUsed.length === 0
+                ? text.label('none')
+                : new Escaped(row.attacksUsed.map((attack) => text.label(attack).value).join(', ')),
+          assessmentsTested: row.assessmentsTested,
+        })),
+        assessments: section.heatmap.assessments.length,
+        heatmap: chart(heatmapChartName(section, index)),
+        excludes: section.excludes.map((exclusion) => text.exclusion(exclusion)),
+      };
+    }),
   };
 }
 

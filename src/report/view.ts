@@ -8,6 +8,7 @@
 import { formatDate, formatDateTime } from './format.js';
 import {
   isDataQualityClean,
+  reportDataAsOf,
   type DataQuality,
   type ProjectRef,
   type Provenance,
@@ -108,17 +109,13 @@ export interface ViewOptions {
  */
 export function buildView(model: ReportModel, text: ViewText, options: ViewOptions): Record<string, unknown> {
   const chart = (name: string): ChartView | null => options.charts[name] ?? null;
-  const dataAsOf = model.provenance.snapshots
-    .map((snapshot) => snapshot.fetchedAt)
-    .filter((value): value is string => value !== null)
-    .sort()
-    .at(-1);
+  const dataAsOf = reportDataAsOf(model);
   const common = {
     kind: model.kind,
     reportTitle: KIND_TITLES[model.kind],
     title: model.kind === 'portfolio' ? 'All projects' : text.label(model.project.name ?? model.project.key),
-    dataAsOf: formatDateTime(dataAsOf ?? null),
-    dataAsOfDate: formatDate(dataAsOf ?? null),
+    dataAsOf: formatDateTime(dataAsOf),
+    dataAsOfDate: formatDate(dataAsOf),
     summary: model.summary.map((sentence) => text.sentence(sentence)),
     dataQuality: dataQualityView(text, model.dataQuality, model.kind === 'portfolio'),
     provenance: provenanceView(text, model.provenance),

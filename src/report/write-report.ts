@@ -4,8 +4,7 @@
  */
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { ReportModel } from './model.js';
-import { reportDataAsOf } from './pdf-determinism.js';
+import { reportDataAsOf, type ReportModel } from './model.js';
 import { printPdf, resolveChromiumPath } from './pdf.js';
 import { chartPath, renderHtml, renderMarkdown, type RenderOptions } from './render.js';
 

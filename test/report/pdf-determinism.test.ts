@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../src/errors.js';
-import { makePdfDeterministic, pdfDate, reportDataAsOf } from '../../src/report/pdf-determinism.js';
+import { reportDataAsOf } from '../../src/report/model.js';
+import { makePdfDeterministic, pdfDate } from '../../src/report/pdf-determinism.js';
 import { verifyCrossReference } from '../../src/report/pdf-syntax.js';
 import { complianceFixture, executiveFixture, portfolioFixture } from './fixture-model.js';
 

@@ -6,8 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { reportDataAsOf } from '../../src/report/model.js';
 import { printPdf, resolveChromiumPath } from '../../src/report/pdf.js';
-import { reportDataAsOf } from '../../src/report/pdf-determinism.js';
 import { verifyCrossReference } from '../../src/report/pdf-syntax.js';
 import { renderHtml } from '../../src/report/render.js';
 import { executiveFixture } from './fixture-model.js';

@@ -1,6 +1,6 @@
 /** ASR per goal category, worst first (executive). Categories with unknown ASR are left out. */
 import type { CategoryAsr } from '../model.js';
-import { baseSpec, type ChartDefinition, type Labeler } from './chart.js';
+import { baseSpec, fractionAxis, rowAxis, type ChartDefinition, type Labeler } from './chart.js';
 
 export function asrByCategoryChart(rows: readonly CategoryAsr[], label: Labeler): ChartDefinition {
   const values = rows
@@ -15,13 +15,8 @@ export function asrByCategoryChart(rows: readonly CategoryAsr[], label: Labeler)
       data: { values },
       mark: { type: 'bar', color: '#c92a2a' },
       encoding: {
-        y: { field: 'category', type: 'nominal', sort: null, axis: { title: null } },
-        x: {
-          field: 'asr',
-          type: 'quantitative',
-          scale: { domain: [0, 1] },
-          axis: { title: 'ASR', format: '.0%' },
-        },
+        y: rowAxis('category'),
+        x: fractionAxis('asr', 'ASR'),
       },
     },
   };

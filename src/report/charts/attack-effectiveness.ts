@@ -1,6 +1,6 @@
 /** Success rate per attack, most effective first (executive). */
 import type { AttackEffectivenessRow } from '../model.js';
-import { baseSpec, type ChartDefinition, type Labeler } from './chart.js';
+import { baseSpec, fractionAxis, rowAxis, type ChartDefinition, type Labeler } from './chart.js';
 
 export function attackEffectivenessChart(
   rows: readonly AttackEffectivenessRow[],
@@ -21,13 +21,8 @@ export function attackEffectivenessChart(
       data: { values },
       mark: { type: 'bar' },
       encoding: {
-        y: { field: 'attack', type: 'nominal', sort: null, axis: { title: null } },
-        x: {
-          field: 'rate',
-          type: 'quantitative',
-          scale: { domain: [0, 1] },
-          axis: { title: 'Success rate', format: '.0%' },
-        },
+        y: rowAxis('attack'),
+        x: fractionAxis('rate', 'Success rate'),
       },
     },
   };

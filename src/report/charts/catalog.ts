@@ -1,4 +1,5 @@
 /** Which charts each report kind shows, in the order they appear. */
+import { countCategoriesByState } from '../compliance-state.js';
 import type { ComplianceFrameworkSection, FrameworkCoverage, ReportModel } from '../model.js';
 import { asrByCategoryChart } from './asr-by-category.js';
 import { attackEffectivenessChart } from './attack-effectiveness.js';
@@ -28,16 +29,19 @@ export function heatmapChartName(section: ComplianceFrameworkSection, index: num
 }
 
 function coverageRows(sections: readonly ComplianceFrameworkSection[]): FrameworkCoverage[] {
-  return sections.map((section) => ({
-    framework: section.framework,
-    title: section.title,
-    coveragePct: section.coverage,
-    testedCategories: section.testedCategories,
-    totalCategories: section.totalCategories,
-    failing: section.categories.filter((row) => row.state === 'failing').length,
-    passing: section.categories.filter((row) => row.state === 'passing').length,
-    untested: section.categories.filter((row) => row.state === 'not_tested').length,
-  }));
+  return sections.map((section) => {
+    const counts = countCategoriesByState(section.categories);
+    return {
+      framework: section.framework,
+      title: section.title,
+      coveragePct: section.coverage,
+      testedCategories: section.testedCategories,
+      totalCategories: section.totalCategories,
+      failing: counts.failing,
+      passing: counts.passing,
+      untested: counts.not_tested,
+    };
+  });
 }
 
 /** Every chart of a report, including those without data (the renderer leaves those out). */

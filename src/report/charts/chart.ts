@@ -2,9 +2,8 @@
  * What every chart builder produces, and the look they share. Builders are pure: model data in,
  * a Vega-Lite spec out, with the data embedded inline (`data.values`), never a URL.
  */
-import type { TopLevelSpec } from 'vega-lite';
-import type { Config } from 'vega-lite';
-import { SEVERITY_LEVELS } from '../model.js';
+import type { Config, TopLevelSpec } from 'vega-lite';
+import { SEVERITY_LEVELS, type SeverityLevel } from '../model.js';
 
 export interface ChartDefinition {
   /** File-safe name: `charts/<name>.vl.json`, `.svg`, `.png`. Ours, never from the data. */
@@ -69,14 +68,64 @@ export const CHART_CONFIG: Config = {
   point: { color: ACCENT },
 };
 
+/**
+ * For grid charts (heatmaps): a cell with no value shows a light grey plot background, so an unknown
+ * value never reads as white, i.e. as 0.
+ */
+export const GRID_CONFIG: Config = { ...CHART_CONFIG, view: { stroke: null, fill: '#f1f3f5' } };
+
 /** The fields every spec starts with. */
-export function baseSpec(): { $schema: string; config: Config; width: number } {
-  return { $schema: VEGA_LITE_SCHEMA, config: CHART_CONFIG, width: CHART_WIDTH };
+export function baseSpec(config: Config = CHART_CONFIG): { $schema: string; config: Config; width: number } {
+  return { $schema: VEGA_LITE_SCHEMA, config, width: CHART_WIDTH };
 }
 
-/** The severity scale used by every severity-coloured chart, in worst-first order. */
-export function severityScale(): { domain: string[]; range: string[] } {
-  return { domain: [...SEVERITY_LEVELS], range: SEVERITY_LEVELS.map((level) => SEVERITY_COLORS[level]) };
+/**
+ * The severity colour scale, worst first: every severity level by default, or the levels a chart
+ * shows (its legend then lists only those).
+ */
+export function severityScale(levels: readonly SeverityLevel[] = SEVERITY_LEVELS): {
+  domain: string[];
+  range: string[];
+} {
+  return { domain: [...levels], range: levels.map((level) => SEVERITY_COLORS[level]) };
+}
+
+/** The row axis of a horizontal bar chart: one row per label, in `sort` order (null: data order). */
+export function rowAxis(field: string, sort: string[] | null = null) {
+  return { field, type: 'nominal' as const, sort, axis: { title: null } };
+}
+
+/** A 0–1 value axis (ASR, rates, coverage) labelled in percent. */
+export function fractionAxis(field: string, title: string) {
+  return { field, type: 'quantitative' as const, scale: { domain: [0, 1] }, axis: { title, format: '.0%' } };
+}
+
+/** A risk score axis, 0–10. */
+export function riskScoreAxis(field: string) {
+  return {
+    field,
+    type: 'quantitative' as const,
+    scale: { domain: [0, 10] },
+    axis: { title: 'Risk score (0–10)' },
+  };
+}
+
+/** The count axis of stacked bars; segments stack in the order of the `order` field (STACK_ORDER). */
+export function stackedCountAxis(field: string, title: string) {
+  return { field, type: 'quantitative' as const, stack: 'zero' as const, axis: { title, tickMinStep: 1 } };
+}
+
+/** Stacks bar segments by each datum's `order` (its position in our level list), not alphabetically. */
+export const STACK_ORDER = { field: 'order', type: 'quantitative' as const };
+
+/** A UTC time axis of calendar dates, as every trend chart shows them. */
+export function dateAxis(field: string) {
+  return {
+    field,
+    type: 'temporal' as const,
+    scale: { type: 'utc' as const },
+    axis: { title: null, format: '%Y-%m-%d', labelAngle: 0, tickCount: 6 },
+  };
 }
 
 /**

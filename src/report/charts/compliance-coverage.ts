@@ -1,6 +1,6 @@
 /** Share of each framework's categories that were tested (executive, compliance). */
 import type { FrameworkCoverage } from '../model.js';
-import { baseSpec, type ChartDefinition, type Labeler } from './chart.js';
+import { baseSpec, fractionAxis, rowAxis, type ChartDefinition, type Labeler } from './chart.js';
 
 export function complianceCoverageChart(rows: readonly FrameworkCoverage[], label: Labeler): ChartDefinition {
   const values = rows
@@ -14,13 +14,8 @@ export function complianceCoverageChart(rows: readonly FrameworkCoverage[], labe
       height: { step: 24 },
       data: { values },
       encoding: {
-        y: { field: 'framework', type: 'nominal', sort: null, axis: { title: null } },
-        x: {
-          field: 'coverage',
-          type: 'quantitative',
-          scale: { domain: [0, 1] },
-          axis: { title: 'Categories tested', format: '.0%' },
-        },
+        y: rowAxis('framework'),
+        x: fractionAxis('coverage', 'Categories tested'),
       },
       layer: [
         { mark: { type: 'bar', color: '#2f6f8f' } },

@@ -4,7 +4,7 @@
  */
 import { categoryLabel } from '../frameworks.js';
 import type { ComplianceFrameworkSection } from '../model.js';
-import { baseSpec, CHART_CONFIG, distinctLabels, type ChartDefinition, type Labeler } from './chart.js';
+import { baseSpec, distinctLabels, GRID_CONFIG, type ChartDefinition, type Labeler } from './chart.js';
 
 /** Above this many assessments the x-axis labels are hidden (they would overlap). */
 const MAX_LABELLED_ASSESSMENTS = 30;
@@ -35,8 +35,7 @@ export function complianceHeatmapChart(
     name,
     title: `${label(section.title)}: ASR by category and assessment`,
     spec: {
-      ...baseSpec(),
-      config: { ...CHART_CONFIG, view: { stroke: null, fill: '#f1f3f5' } },
+      ...baseSpec(GRID_CONFIG),
       height: { step: 16 },
       data: { values },
       // Per-cell aria labels repeat the assessment name; on big grids they would dominate the file size.

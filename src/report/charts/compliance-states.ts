@@ -1,6 +1,15 @@
 /** Categories per state (failing, insufficient evidence, not tested, passing) for each framework (compliance). */
+import { countCategoriesByState } from '../compliance-state.js';
 import { COMPLIANCE_STATES, type ComplianceFrameworkSection } from '../model.js';
-import { baseSpec, STATE_COLORS, type ChartDefinition, type Labeler } from './chart.js';
+import {
+  baseSpec,
+  rowAxis,
+  STACK_ORDER,
+  stackedCountAxis,
+  STATE_COLORS,
+  type ChartDefinition,
+  type Labeler,
+} from './chart.js';
 
 export const STATE_LABELS = {
   failing: 'failing',
@@ -13,14 +22,15 @@ export function complianceStatesChart(
   sections: readonly ComplianceFrameworkSection[],
   label: Labeler,
 ): ChartDefinition {
-  const values = sections.flatMap((section) =>
-    COMPLIANCE_STATES.map((state, order) => ({
+  const values = sections.flatMap((section) => {
+    const counts = countCategoriesByState(section.categories);
+    return COMPLIANCE_STATES.map((state, order) => ({
       framework: label(section.title),
       state: STATE_LABELS[state],
       order,
-      categories: section.categories.filter((category) => category.state === state).length,
-    })).filter((row) => row.categories > 0),
-  );
+      categories: counts[state],
+    })).filter((row) => row.categories > 0);
+  });
   return {
     name: 'compliance-states',
     title: 'Categories by state',
@@ -30,13 +40,8 @@ export function complianceStatesChart(
       data: { values },
       mark: { type: 'bar' },
       encoding: {
-        y: { field: 'framework', type: 'nominal', sort: null, axis: { title: null } },
-        x: {
-          field: 'categories',
-          type: 'quantitative',
-          stack: 'zero',
-          axis: { title: 'Categories', tickMinStep: 1 },
-        },
+        y: rowAxis('framework'),
+        x: stackedCountAxis('categories', 'Categories'),
         color: {
           field: 'state',
           type: 'nominal',
@@ -46,7 +51,7 @@ export function complianceStatesChart(
           },
           legend: { title: null },
         },
-        order: { field: 'order', type: 'quantitative' },
+        order: STACK_ORDER,
       },
     },
   };

@@ -3,9 +3,15 @@ import { riskBand } from '../format.js';
 import { SEVERITY_LEVELS, type PortfolioModel } from '../model.js';
 import {
   baseSpec,
+  dateAxis,
   distinctLabels,
+  fractionAxis,
+  GRID_CONFIG,
+  riskScoreAxis,
+  rowAxis,
   severityScale,
-  SEVERITY_COLORS,
+  STACK_ORDER,
+  stackedCountAxis,
   type ChartDefinition,
   type Labeler,
 } from './chart.js';
@@ -32,17 +38,12 @@ export function portfolioRiskChart(model: Pick<PortfolioModel, 'projects'>, labe
       data: { values },
       mark: { type: 'bar' },
       encoding: {
-        y: { field: 'project', type: 'nominal', sort: labels, axis: { title: null } },
-        x: {
-          field: 'risk',
-          type: 'quantitative',
-          scale: { domain: [0, 10] },
-          axis: { title: 'Risk score (0–10)' },
-        },
+        y: rowAxis('project', labels),
+        x: riskScoreAxis('risk'),
         color: {
           field: 'band',
           type: 'nominal',
-          scale: { domain: [...BANDS], range: BANDS.map((band) => SEVERITY_COLORS[band]) },
+          scale: severityScale(BANDS),
           legend: { title: 'Risk band' },
         },
       },
@@ -70,15 +71,10 @@ export function portfolioFindingsChart(
       data: { values },
       mark: { type: 'bar' },
       encoding: {
-        y: { field: 'project', type: 'nominal', sort: labels, axis: { title: null } },
-        x: {
-          field: 'count',
-          type: 'quantitative',
-          stack: 'zero',
-          axis: { title: 'Findings', tickMinStep: 1 },
-        },
+        y: rowAxis('project', labels),
+        x: stackedCountAxis('count', 'Findings'),
         color: { field: 'severity', type: 'nominal', scale: severityScale(), legend: { title: null } },
-        order: { field: 'order', type: 'quantitative' },
+        order: STACK_ORDER,
       },
     },
   };
@@ -101,9 +97,8 @@ export function portfolioCoverageChart(
     name: 'portfolio-coverage',
     title: 'Compliance coverage by project and framework',
     spec: {
-      ...baseSpec(),
+      ...baseSpec(GRID_CONFIG),
       height: { step: 24 },
-      config: { ...baseSpec().config, view: { stroke: null, fill: '#f1f3f5' } },
       data: { values },
       encoding: {
         y: {
@@ -170,18 +165,8 @@ export function portfolioAsrTrendChart(
       data: { values },
       mark: { type: 'line', point: { filled: true, size: 30 }, strokeWidth: 2 },
       encoding: {
-        x: {
-          field: 'fetched',
-          type: 'temporal',
-          scale: { type: 'utc' },
-          axis: { title: null, format: '%Y-%m-%d', labelAngle: 0, tickCount: 6 },
-        },
-        y: {
-          field: 'asr',
-          type: 'quantitative',
-          scale: { domain: [0, 1] },
-          axis: { title: 'Overall ASR', format: '.0%' },
-        },
+        x: dateAxis('fetched'),
+        y: fractionAxis('asr', 'Overall ASR'),
         color: {
           field: 'project',
           type: 'nominal',

@@ -1,6 +1,14 @@
 /** Critical/high/medium findings per risk domain, stacked (executive). */
 import type { RiskDomainRow } from '../model.js';
-import { baseSpec, SEVERITY_COLORS, type ChartDefinition, type Labeler } from './chart.js';
+import {
+  baseSpec,
+  rowAxis,
+  severityScale,
+  STACK_ORDER,
+  stackedCountAxis,
+  type ChartDefinition,
+  type Labeler,
+} from './chart.js';
 
 const LEVELS = ['critical', 'high', 'medium'] as const;
 
@@ -22,20 +30,10 @@ export function riskByDomainChart(rows: readonly RiskDomainRow[], label: Labeler
       data: { values },
       mark: { type: 'bar' },
       encoding: {
-        y: { field: 'domain', type: 'nominal', sort: null, axis: { title: null } },
-        x: {
-          field: 'count',
-          type: 'quantitative',
-          stack: 'zero',
-          axis: { title: 'Findings', tickMinStep: 1 },
-        },
-        color: {
-          field: 'severity',
-          type: 'nominal',
-          scale: { domain: [...LEVELS], range: LEVELS.map((level) => SEVERITY_COLORS[level]) },
-          legend: { title: null },
-        },
-        order: { field: 'order', type: 'quantitative' },
+        y: rowAxis('domain'),
+        x: stackedCountAxis('count', 'Findings'),
+        color: { field: 'severity', type: 'nominal', scale: severityScale(LEVELS), legend: { title: null } },
+        order: STACK_ORDER,
       },
     },
   };

@@ -1,6 +1,6 @@
 /** Risk score per assessment over time (executive). */
 import type { RiskTrendPoint } from '../model.js';
-import { baseSpec, type ChartDefinition, type Labeler } from './chart.js';
+import { baseSpec, dateAxis, riskScoreAxis, type ChartDefinition, type Labeler } from './chart.js';
 
 export function riskTrendChart(points: readonly RiskTrendPoint[], label: Labeler): ChartDefinition {
   const values = points
@@ -22,18 +22,8 @@ export function riskTrendChart(points: readonly RiskTrendPoint[], label: Labeler
         { mark: { type: 'point', filled: true, size: 36 } },
       ],
       encoding: {
-        x: {
-          field: 'date',
-          type: 'temporal',
-          scale: { type: 'utc' },
-          axis: { title: null, format: '%Y-%m-%d', labelAngle: 0, tickCount: 6 },
-        },
-        y: {
-          field: 'risk',
-          type: 'quantitative',
-          scale: { domain: [0, 10] },
-          axis: { title: 'Risk score (0–10)' },
-        },
+        x: dateAxis('date'),
+        y: riskScoreAxis('risk'),
       },
     },
   };

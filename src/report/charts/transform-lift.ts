@@ -1,6 +1,6 @@
 /** ASR lift of each transform over the baseline, in percentage points (executive). */
 import type { TransformLiftRow } from '../model.js';
-import { baseSpec, type ChartDefinition, type Labeler } from './chart.js';
+import { baseSpec, rowAxis, type ChartDefinition, type Labeler } from './chart.js';
 
 export function transformLiftChart(rows: readonly TransformLiftRow[], label: Labeler): ChartDefinition {
   const values = rows
@@ -23,7 +23,7 @@ export function transformLiftChart(rows: readonly TransformLiftRow[], label: Lab
       data: { values },
       mark: { type: 'bar' },
       encoding: {
-        y: { field: 'transform', type: 'nominal', sort: null, axis: { title: null } },
+        y: rowAxis('transform'),
         x: { field: 'lift', type: 'quantitative', axis: { title: 'Lift over baseline ASR', format: '+.0%' } },
         color: {
           field: 'direction',

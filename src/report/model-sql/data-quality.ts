@@ -131,7 +131,8 @@ async function snapshotQuality(
   snapshotIds: readonly string[],
   quality: DataQuality,
 ): Promise<void> {
-  for (const snapshotId of [...new Set(snapshotIds)].sort()) {
+  const unique = [...new Set(snapshotIds)].sort();
+  for (const snapshotId of unique) {
     const [snapshot] = await queryRows(
       conn,
       'SELECT status, failed_requests::VARCHAR AS failed_requests FROM snapshots WHERE snapshot_id = $1',
@@ -150,7 +151,6 @@ async function snapshotQuality(
       });
     }
   }
-  const unique = [...new Set(snapshotIds)].sort();
   if (unique.length === 0) return;
   const drift = await queryRows(
     conn,

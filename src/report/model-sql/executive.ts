@@ -26,7 +26,11 @@ export async function exclusionsFor(
   return rows.length === 0 ? [] : [{ field: slice, assessments: rows.map((row) => String(row.label)) }];
 }
 
-function severityCounts(row: Record<string, unknown> | undefined): SeverityCounts {
+/**
+ * The service's severity breakdown from an executive_summary row: the `*_findings` columns, each
+ * falling back to `severity_distribution` where the column is null (info has no column).
+ */
+export function severityCounts(row: Record<string, unknown> | undefined): SeverityCounts {
   const distribution = json(row?.severity_distribution) as Record<string, unknown> | null;
   const fromDistribution = (level: string): number | null => {
     const value = distribution?.[level];
@@ -173,13 +177,12 @@ export async function executiveSections(
      FROM risk_by_domain WHERE snapshot_id = $1 AND project_key = $2 ORDER BY ordinal, domain`,
     params,
   );
-  const baselines = transforms
-    .map((row) =>
-      num(row.avg_asr) !== null && num(row.lift) !== null
-        ? (num(row.avg_asr) ?? 0) - (num(row.lift) ?? 0)
-        : null,
-    )
-    .filter((value): value is number => value !== null);
+  // Each transform's baseline is its ASR minus its lift over that baseline.
+  const baselines = transforms.flatMap((row) => {
+    const avgAsr = num(row.avg_asr);
+    const lift = num(row.lift);
+    return avgAsr === null || lift === null ? [] : [avgAsr - lift];
+  });
 
   return {
     kind: 'executive',

@@ -2,7 +2,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { compareFrameworkKeys, frameworkTitle } from '../frameworks.js';
 import type { PortfolioProjectRow, PortfolioTrendPoint } from '../model.js';
-import { isoTimestamp, json, num, percentToFraction, queryRows, str } from './query.js';
+import { severityCounts } from './executive.js';
+import { isoTimestamp, num, percentToFraction, queryRows, str } from './query.js';
 import type { ProjectScope } from './scope.js';
 
 export async function portfolioProjects(
@@ -24,8 +25,6 @@ export async function portfolioProjects(
       `SELECT framework, coverage_pct FROM compliance_posture WHERE snapshot_id = $1 AND project_key = $2 ORDER BY framework, ordinal`,
       params,
     );
-    const distribution = json(summary?.severity_distribution) as Record<string, unknown> | null;
-    const info = distribution?.info;
     result.push({
       project: scope.project,
       snapshotId: scope.snapshotId,
@@ -33,13 +32,7 @@ export async function portfolioProjects(
       riskScore: num(summary?.overall_risk_score),
       overallAsr: num(summary?.overall_asr),
       assessments: num(summary?.total_assessments),
-      findingsBySeverity: {
-        critical: num(summary?.critical_findings),
-        high: num(summary?.high_findings),
-        medium: num(summary?.medium_findings),
-        low: num(summary?.low_findings),
-        info: typeof info === 'number' ? info : null,
-      },
+      findingsBySeverity: severityCounts(summary),
       coverage: posture
         .sort((a, b) => compareFrameworkKeys(String(a.framework), String(b.framework)))
         .map((row) => ({
