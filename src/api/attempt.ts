@@ -197,7 +197,7 @@ function fatal(error: Error): AttemptOutcome<never> {
  * transport failure. undici reports them as `TypeError('fetch failed' | 'terminated')` with the socket
  * error (code ECONNREFUSED, UND_ERR_SOCKET, …) as its cause.
  */
-export function networkCode(error: unknown): string | undefined {
+function networkCode(error: unknown): string | undefined {
   let current: unknown = error;
   let undiciWrapper = false;
   for (let depth = 0; depth < 6 && current instanceof Error; depth++) {

@@ -19,12 +19,12 @@ import type { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { attemptRequest, type PreparedRequest } from './attempt.js';
-import type { ApiClient, ApiClientOptions, Parsed, QueryValue, RawRequest } from './client-types.js';
+import type { ApiClient, ApiClientOptions, Parsed, RawRequest } from './client-types.js';
 import { redactSecret, textSnippet } from './error-body.js';
 import { DEFAULT_TOKEN_SOURCE, ResponseSchemaError, type RequestTarget } from './errors.js';
 import { collectAllEvaluations } from './paginate-evaluations.js';
 import { parseTolerant } from './parse.js';
-import { apiPaths } from './paths.js';
+import { apiPaths, pathWithQuery } from './paths.js';
 import { abortableSleep, resolveRetryPolicy, runWithRetry } from './retry.js';
 import {
   AutoRefillConfigResponseSchema,
@@ -79,8 +79,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   let closed = false;
 
   function prepare(request: RawRequest): PreparedRequest {
-    const search = queryString(request.query);
-    const target: RequestTarget = { method: request.method, path: `${request.path}${search}` };
+    const target: RequestTarget = {
+      method: request.method,
+      path: pathWithQuery(request.path, request.query),
+    };
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent };
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     if ((request.auth ?? true) && token !== undefined) headers.authorization = `Bearer ${token}`;
@@ -280,17 +282,12 @@ function redactedBody(text: string, data: unknown, token: string | undefined): u
   }
 }
 
-function queryString(query: Record<string, QueryValue> | undefined): string {
-  if (!query) return '';
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value !== undefined) params.append(key, String(value));
-  }
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
-
-function normalizeBaseUrl(baseUrl: string, tokenSource: string): string {
+/**
+ * The service address as requests are built from it (no trailing slash). Throws a UsageError for
+ * anything but a plain http(s) URL: no credentials, query string or fragment. Exported so callers that
+ * create files before the client (the snapshot) can refuse a bad address first.
+ */
+export function normalizeBaseUrl(baseUrl: string, tokenSource: string = DEFAULT_TOKEN_SOURCE): string {
   let url: URL;
   try {
     url = new URL(baseUrl);

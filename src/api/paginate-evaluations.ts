@@ -7,10 +7,10 @@
  * pages in a row that bring no new job.
  */
 import type { Parsed } from './client-types.js';
-import type { EvaluationJob, EvaluationJobList } from './schemas.js';
+import { EVALUATION_PAGE_BOUNDS, type EvaluationJob, type EvaluationJobList } from './schemas.js';
 
 /** Page size used for full listings: the spec's maximum. */
-export const FULL_LISTING_PAGE_SIZE = 100;
+const FULL_LISTING_PAGE_SIZE = EVALUATION_PAGE_BOUNDS.page_size.max;
 /** Pages beyond ceil(total / page_size) we are willing to read before concluding the service is wrong. */
 const EXTRA_PAGES = 10;
 /** Absolute ceiling, whatever total and page_size say: 10 million jobs at 100 a page. */
@@ -51,7 +51,7 @@ export async function collectAllEvaluations(
   let pageCap: number | undefined;
   let stalled = 0;
   let pages = 0;
-  let pageSize = FULL_LISTING_PAGE_SIZE;
+  let pageSize: number = FULL_LISTING_PAGE_SIZE;
   let stoppedBecause: ListingStopReason = 'page_cap';
 
   for (let page = 1; pageCap === undefined || page <= pageCap; page++) {

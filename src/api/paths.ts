@@ -4,6 +4,7 @@
  * or a fragment to the request.
  */
 import { UsageError } from '../errors.js';
+import type { QueryValue } from './client-types.js';
 
 /** Thrown before any request is made when an identifier cannot be used as one URL path segment. */
 export class InvalidPathSegmentError extends UsageError {
@@ -23,7 +24,7 @@ export class InvalidPathSegmentError extends UsageError {
  * resource; encoding does not help (parsers treat `%2e` as a dot too), so they are rejected. A literal
  * `%2e` in a value is safe: its `%` is encoded.
  */
-export function encodeSegment(value: string, what: string): string {
+function encodeSegment(value: string, what: string): string {
   const encoded = encodeURIComponent(value);
   if (encoded === '' || /^\.{1,2}$/.test(encoded)) throw new InvalidPathSegmentError(what, value);
   return encoded;
@@ -31,6 +32,20 @@ export function encodeSegment(value: string, what: string): string {
 
 function orgWorkspace(org: string, workspace: string): string {
   return `/api/v1/org/${encodeSegment(org, 'organization')}/ws/${encodeSegment(workspace, 'workspace')}`;
+}
+
+/**
+ * `path?a=1&b=true`: the path and query string a request is sent with, leaving out undefined values, in
+ * the order given. The client builds its URLs with it, and the snapshot records the same text as each
+ * file's request path (what `--since` and `--resume` compare).
+ */
+export function pathWithQuery(pathname: string, query: Record<string, QueryValue> | undefined): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) params.append(key, String(value));
+  }
+  const search = params.toString();
+  return search ? `${pathname}?${search}` : pathname;
 }
 
 /** Request paths of the six operations, relative to the base URL, already percent-encoded. */

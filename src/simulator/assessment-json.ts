@@ -19,7 +19,7 @@ export function bestTrial(run: RunFacts): TrialJson | null {
   return run.stats.bestIndex === null ? null : trialAt(run.plan, run.stats.bestIndex);
 }
 
-export function attackRunJson(run: RunFacts): Json {
+function attackRunJson(run: RunFacts): Json {
   const p = run.plan;
   const best = bestTrial(run);
   const json: Json = {

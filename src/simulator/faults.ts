@@ -23,7 +23,7 @@ export interface FaultSpec {
   retryAfterS: number;
 }
 
-export const NO_FAULTS: FaultSpec = {
+const NO_FAULTS: FaultSpec = {
   rate429: 0,
   rate502: 0,
   rate504: 0,

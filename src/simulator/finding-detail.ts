@@ -12,7 +12,7 @@ import type { TriageState } from './triage-store.js';
 import { trialAt, type TrialJson } from './trials.js';
 
 /** Notes a previous operator left on some findings before the simulation starts (hostile on purpose). */
-export function initialNotes(run: RunFacts): string | null {
+function initialNotes(run: RunFacts): string | null {
   return run.plan.index % 5 === 4
     ? `Triage note: ${HOSTILE_STRINGS[run.plan.index % HOSTILE_STRINGS.length] ?? ''}`
     : null;

@@ -5,7 +5,7 @@
  */
 
 /** MurmurHash3's 32-bit finalizer: spreads every input bit over the whole word. */
-export function fmix32(value: number): number {
+function fmix32(value: number): number {
   let h = value >>> 0;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);

@@ -6,7 +6,12 @@
  * Order of checks on operations 1-5, like a gateway in front of a FastAPI app:
  *   426 upgrade gate → 401 token → 403 read-only write → 422 parameters/body → 404 lookups → handler
  */
-import { FindingStatusSchema, FindingTypeSchema, SeveritySchema } from '../api/schemas.js';
+import {
+  EVALUATION_PAGE_BOUNDS,
+  FindingStatusSchema,
+  FindingTypeSchema,
+  SeveritySchema,
+} from '../api/schemas.js';
 import {
   envelope,
   intIssue,
@@ -160,8 +165,12 @@ export class Router {
     const pageSize = query.get('page_size');
     const projectId = query.get('project_id');
     const status = query.get('status');
-    const pageIssue = page === null ? null : intIssue(['query', 'page'], page, 1);
-    const sizeIssue = pageSize === null ? null : intIssue(['query', 'page_size'], pageSize, 1, 100);
+    const bounds = EVALUATION_PAGE_BOUNDS;
+    const pageIssue = page === null ? null : intIssue(['query', 'page'], page, bounds.page.min);
+    const sizeIssue =
+      pageSize === null
+        ? null
+        : intIssue(['query', 'page_size'], pageSize, bounds.page_size.min, bounds.page_size.max);
     if (pageIssue) issues.push(pageIssue);
     if (sizeIssue) issues.push(sizeIssue);
     if (projectId !== null && !isUuid(projectId)) issues.push(uuidIssue(['query', 'project_id']));
@@ -169,7 +178,7 @@ export class Router {
     const missing = this.scope(org, ws);
     if (missing) return missing;
     const pageNumber = page === null ? 1 : Number(page);
-    const size = pageSize === null ? 20 : Number(pageSize);
+    const size = pageSize === null ? bounds.page_size.default : Number(pageSize);
     const jobs = this.service.evaluations
       .all(this.service.epoch)
       .filter(

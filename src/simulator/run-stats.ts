@@ -15,7 +15,7 @@ export interface TrialSkeleton {
   execMs: number;
 }
 
-export const JAILBREAK_THRESHOLD = 0.5;
+const JAILBREAK_THRESHOLD = 0.5;
 
 export function skeletonAt(run: AttackRunPlan, index: number): TrialSkeleton {
   const h = mix(run.trialSeed, index);
@@ -61,7 +61,7 @@ export interface RunStats {
   topIndexes: number[];
 }
 
-export function computeRunStats(run: AttackRunPlan): RunStats {
+function computeRunStats(run: AttackRunPlan): RunStats {
   const stats: RunStats = {
     trials: run.visibleTrials,
     finished: 0,

@@ -5,7 +5,7 @@
 import { epochNow } from './clock.js';
 
 export const SIM_API_VERSION = '1.4.0';
-export const SIM_APP_VERSION = '2026.1.2-sim';
+const SIM_APP_VERSION = '2026.1.2-sim';
 
 export function configJson(): Record<string, unknown> {
   return {

@@ -34,7 +34,7 @@ function mapChars(text: string, table: Record<string, string>): string {
   return out;
 }
 
-export function applyTransform(name: string, text: string): string {
+function applyTransform(name: string, text: string): string {
   switch (name) {
     case 'base64':
       return Buffer.from(text, 'utf8').toString('base64');

@@ -12,15 +12,16 @@
  * findings/<safe finding id>.json      copied from the triage journal (no GET exists for a finding)
  * ```
  */
-import { apiPaths } from '../api/paths.js';
-import type { QueryValue, RawRequest } from '../api/client-types.js';
+import { apiPaths, pathWithQuery } from '../api/paths.js';
+import type { RawRequest } from '../api/client-types.js';
+import { EVALUATION_PAGE_BOUNDS } from '../api/schemas.js';
 import type { FileKind } from './manifest.js';
 import { safeSegment } from './safe-path.js';
 
 /** Page size of the evaluation listing: the spec's maximum, for the fewest requests. */
-export const EVALUATION_PAGE_SIZE = 100;
+const EVALUATION_PAGE_SIZE = EVALUATION_PAGE_BOUNDS.page_size.max;
 /** Hard bound on evaluation pages, whatever `total` claims (1,000,000 jobs). */
-export const MAX_EVALUATION_PAGES = 10_000;
+const MAX_EVALUATION_PAGES = 10_000;
 /** Default and upper bound of the trial list `limit` (the service family documents 1–5000). */
 export const DEFAULT_TRIALS_LIMIT = 5000;
 
@@ -33,16 +34,6 @@ export interface FetchTarget {
   requestPath: string;
   /** Identity fields copied into the manifest entry. */
   identity: { project?: string; project_id?: string | null; assessment_id?: string; page?: number };
-}
-
-/** `path?a=1&b=true`, leaving out undefined values, in the order given (as the client sends them). */
-export function pathWithQuery(pathname: string, query: Record<string, QueryValue> | undefined): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query ?? {})) {
-    if (value !== undefined) params.append(key, String(value));
-  }
-  const search = params.toString();
-  return search ? `${pathname}?${search}` : pathname;
 }
 
 function target(
@@ -58,7 +49,7 @@ export function configTarget(): FetchTarget {
   return target('config', 'config.json', { method: 'GET', path: apiPaths.config(), auth: false });
 }
 
-export function evaluationPageFile(page: number): string {
+function evaluationPageFile(page: number): string {
   return `evaluations/page-${String(page).padStart(4, '0')}.json`;
 }
 

@@ -4,8 +4,8 @@
  * memory, and a body cut off mid-stream leaves no file (the client retries the request, and each
  * attempt starts a fresh temp file).
  */
-import { createHash } from 'node:crypto';
 import type { ApiClient, RawRequest } from '../api/client-types.js';
+import { digestChunks } from './hash-file.js';
 import { openAtomic, type AtomicFile } from './write-atomic.js';
 
 export interface StoredBody {
@@ -27,16 +27,10 @@ export async function fetchToFile(
   const { file, digest } = await client.send(request, async (response) => {
     const atomic: AtomicFile = await openAtomic(finalPath);
     try {
-      const hash = createHash('sha256');
-      let bytes = 0;
-      if (response.body) {
-        for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-          hash.update(chunk);
-          bytes += chunk.byteLength;
-          await atomic.write(chunk);
-        }
-      }
-      return { file: atomic, digest: { sha256: hash.digest('hex'), bytes, status: response.status } };
+      // A bodiless answer (a 204, say) is stored as an empty file.
+      const chunks = (response.body ?? []) as Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
+      const { sha256, bytes } = await digestChunks(chunks, (chunk) => atomic.write(chunk));
+      return { file: atomic, digest: { sha256, bytes, status: response.status } };
     } catch (error) {
       await atomic.discard();
       throw error;

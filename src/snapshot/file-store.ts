@@ -52,7 +52,7 @@ export class RunStopper {
 }
 
 /** Errors after which no further request can succeed: wrong token, outdated client. */
-export function isFatalApiError(error: unknown): boolean {
+function isFatalApiError(error: unknown): boolean {
   return isAuthenticationError(error) || isUpgradeRequiredError(error);
 }
 

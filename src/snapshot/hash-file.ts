@@ -6,27 +6,51 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { openAtomic, type AtomicWriteOptions } from './write-atomic.js';
 
+/**
+ * Read size when hashing a file: the one buffer a file of any size costs. Shared with the hash-pool
+ * workers, which stream files the same way.
+ */
+export const HASH_READ_CHUNK_BYTES = 256 * 1024;
+
 export interface FileDigest {
   sha256: string;
   bytes: number;
 }
 
-/** Hashes a file; undefined when it does not exist. */
-export async function hashFile(file: string): Promise<FileDigest | undefined> {
+/**
+ * sha256 and length of a stream of chunks, handing each chunk to `onChunk` (e.g. to write a copy)
+ * before reading the next. Errors of the stream or of `onChunk` reject.
+ */
+export async function digestChunks(
+  chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+  onChunk?: (chunk: Uint8Array) => Promise<void>,
+): Promise<FileDigest> {
   const hash = createHash('sha256');
   let bytes = 0;
-  try {
-    for await (const chunk of createReadStream(file, {
-      highWaterMark: 256 * 1024,
-    }) as AsyncIterable<Buffer>) {
-      hash.update(chunk);
-      bytes += chunk.length;
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+  for await (const chunk of chunks) {
+    hash.update(chunk);
+    bytes += chunk.byteLength;
+    if (onChunk) await onChunk(chunk);
   }
   return { sha256: hash.digest('hex'), bytes };
+}
+
+function readChunks(file: string): AsyncIterable<Uint8Array> {
+  return createReadStream(file, { highWaterMark: HASH_READ_CHUNK_BYTES }) as AsyncIterable<Uint8Array>;
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+/** Hashes a file; undefined when it does not exist. */
+export async function hashFile(file: string): Promise<FileDigest | undefined> {
+  try {
+    return await digestChunks(readChunks(file));
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -41,25 +65,16 @@ export async function copyFileVerified(
 ): Promise<FileDigest | undefined> {
   const atomic = await openAtomic(target);
   try {
-    const hash = createHash('sha256');
-    let bytes = 0;
-    for await (const chunk of createReadStream(source, {
-      highWaterMark: 256 * 1024,
-    }) as AsyncIterable<Buffer>) {
-      hash.update(chunk);
-      bytes += chunk.length;
-      await atomic.write(chunk);
-    }
-    const sha256 = hash.digest('hex');
-    if (sha256 !== expectedSha256) {
+    const digest = await digestChunks(readChunks(source), (chunk) => atomic.write(chunk));
+    if (digest.sha256 !== expectedSha256) {
       await atomic.discard();
       return undefined;
     }
     await atomic.commit(options);
-    return { sha256, bytes };
+    return digest;
   } catch (error) {
     await atomic.discard();
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (isMissing(error)) return undefined;
     throw error;
   }
 }

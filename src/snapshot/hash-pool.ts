@@ -1,13 +1,17 @@
 /**
  * Hashes many files on worker threads, so verifying a big snapshot uses every core instead of one (the
  * main thread only waits). A worker streams each file through sha256 with a fixed buffer, like
- * hashFile(); results keep the order of the input.
+ * hashFile() (same read size); results keep the order of the input. The workers live for one call and
+ * are terminated when it settles, also when it rejects.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { FileDigest } from './hash-file.js';
+import { HASH_READ_CHUNK_BYTES, type FileDigest } from './hash-file.js';
 
-/** The worker, as CommonJS source (eval'd: no separate file to resolve from src/ or dist/). */
+/**
+ * The worker, as CommonJS source (eval'd: no separate file to resolve from src/ or dist/, so it cannot
+ * import hashFile and repeats its loop).
+ */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
@@ -16,7 +20,7 @@ parentPort.on('message', async ({ index, file }) => {
   const hash = createHash('sha256');
   let bytes = 0;
   try {
-    for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+    for await (const chunk of createReadStream(file, { highWaterMark: ${HASH_READ_CHUNK_BYTES} })) {
       hash.update(chunk);
       bytes += chunk.length;
     }
@@ -69,6 +73,8 @@ export async function hashFiles(
               send();
             });
             worker.on('error', reject);
+            // A worker that dies without an 'error' (process.exit, out of memory) must not leave us waiting.
+            worker.on('exit', (code) => reject(new Error(`A hashing worker exited (code ${code}) mid-run.`)));
             send();
           }),
       ),

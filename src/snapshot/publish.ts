@@ -16,7 +16,7 @@ import { MANIFEST_FILE, type Manifest } from './manifest.js';
 import { syncDirectory, writeFileAtomic } from './write-atomic.js';
 
 /** Stable, human-readable manifest text (2-space JSON, trailing newline). */
-export function serializeManifest(manifest: Manifest): string {
+function serializeManifest(manifest: Manifest): string {
   return JSON.stringify(manifest, null, 2) + '\n';
 }
 

@@ -20,7 +20,7 @@ import {
   type JournalHeader,
 } from './journal.js';
 import { MANIFEST_FILE, type Manifest } from './manifest.js';
-import { PARTIAL_SUFFIX } from './snapshot-id.js';
+import { PARTIAL_SUFFIX, pathExists } from './snapshot-id.js';
 import { readManifest } from './verify.js';
 import { removeStaleTempFiles, syncDirectory } from './write-atomic.js';
 
@@ -31,16 +31,6 @@ export interface ResumePoint {
   header: JournalHeader;
   /** Files the earlier run finished, by path; each is reused only if its hash still matches. */
   finished: Map<string, JournalFile>;
-}
-
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => true,
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return false;
-      throw error;
-    },
-  );
 }
 
 function journalFromManifest(manifest: Manifest): { header: JournalHeader; files: JournalFile[] } {
@@ -74,7 +64,7 @@ export async function prepareResume(
       `--resume ${dir}: no such directory. Pass the <id>.partial directory snapshot printed.`,
     );
   }
-  const hasManifest = await exists(path.join(root, MANIFEST_FILE));
+  const hasManifest = await pathExists(path.join(root, MANIFEST_FILE));
   if (hasManifest && !root.endsWith(PARTIAL_SUFFIX)) {
     const manifest = await readManifest(root);
     if (manifest.status === 'complete') {
@@ -103,7 +93,7 @@ export async function prepareResume(
   if (hasManifest && root.endsWith(PARTIAL_SUFFIX)) await rm(path.join(root, MANIFEST_FILE));
   if (!root.endsWith(PARTIAL_SUFFIX)) {
     const partialDir = root + PARTIAL_SUFFIX;
-    if (await exists(partialDir)) {
+    if (await pathExists(partialDir)) {
       throw new UsageError(`--resume ${dir}: ${partialDir} exists too; resume that one or remove it.`);
     }
     await rename(root, partialDir);

@@ -23,7 +23,8 @@ export function isSnapshotId(name: string): boolean {
   return /^\d{8}T\d{6}Z(-\d+)?$/.test(name);
 }
 
-async function exists(file: string): Promise<boolean> {
+/** True when `file` exists (any type); other errors than ENOENT are thrown. */
+export async function pathExists(file: string): Promise<boolean> {
   try {
     await stat(file);
     return true;
@@ -47,7 +48,7 @@ export async function reserveSnapshotDir(
   for (let n = 1; n <= MAX_SAME_SECOND; n++) {
     const snapshotId = n === 1 ? base : `${base}-${n}`;
     const partialDir = path.join(parent, snapshotId + PARTIAL_SUFFIX);
-    if (await exists(path.join(parent, snapshotId))) continue;
+    if (await pathExists(path.join(parent, snapshotId))) continue;
     try {
       await mkdir(partialDir);
       return { snapshotId, partialDir };

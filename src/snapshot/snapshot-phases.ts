@@ -339,13 +339,13 @@ async function findings(
     const relative = findingFile(finding.findingId);
     const file = store.resolve(relative);
     await store.ensureDir(file);
-    const text = JSON.stringify(finding.finding, null, 2) + '\n';
-    await writeFileAtomic(file, text, { syncDir: false });
+    const body = Buffer.from(JSON.stringify(finding.finding, null, 2) + '\n', 'utf8');
+    await writeFileAtomic(file, body, { syncDir: false });
     await store.record({
       path: relative,
       kind: 'finding',
-      sha256: createHash('sha256').update(text, 'utf8').digest('hex'),
-      bytes: Buffer.byteLength(text, 'utf8'),
+      sha256: createHash('sha256').update(body).digest('hex'),
+      bytes: body.byteLength,
       request: null,
       status: finding.httpStatus,
       fetched_at: finding.time,

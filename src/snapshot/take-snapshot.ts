@@ -24,7 +24,7 @@
 import { constants } from 'node:fs';
 import { access, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { createApiClient } from '../api/client.js';
+import { createApiClient, normalizeBaseUrl } from '../api/client.js';
 import type { ApiClientOptions } from '../api/client-types.js';
 import { isUpgradeRequiredError } from '../api/errors.js';
 import type { RetryPolicy } from '../api/retry.js';
@@ -159,15 +159,8 @@ export async function takeSnapshot(
   if (options.trialsLimit !== undefined)
     checkInteger('--trials-limit', options.trialsLimit, 1, DEFAULT_TRIALS_LIMIT);
   for (const project of options.projects ?? []) summaryTarget(options.org, options.workspace, project);
-  let baseUrl: URL;
-  try {
-    baseUrl = new URL(options.baseUrl);
-  } catch {
-    throw new UsageError(`The service address is not a URL: ${JSON.stringify(options.baseUrl)}`);
-  }
-  if (baseUrl.username || baseUrl.password) {
-    throw new UsageError('The service address must not embed credentials; pass the token separately.');
-  }
+  // The client checks the address too, but only once it is created, after the working directory is.
+  normalizeBaseUrl(options.baseUrl, options.tokenSource);
 
   if (options.journal !== undefined) {
     await access(options.journal, constants.R_OK).catch((error: NodeJS.ErrnoException) => {

@@ -190,3 +190,16 @@ describe('snapshot of a small workspace', () => {
     expect(kept).toBeLessThan(all);
   });
 });
+
+describe('a service address the client cannot use', () => {
+  it.each(['ftp://127.0.0.1:9', 'http://127.0.0.1:9/?page=1'])(
+    'refuses %s before creating any directory',
+    async (baseUrl) => {
+      const target = path.join(out, 'bad-address');
+      await expect(
+        takeSnapshot({ baseUrl, org: 'o', workspace: 'w', token: TOKEN, out: target }),
+      ).rejects.toThrow(/service address/);
+      await expect(readdir(target)).rejects.toMatchObject({ code: 'ENOENT' });
+    },
+  );
+});
