@@ -50,10 +50,6 @@ export class PartialResultError extends CliError {
   }
 }
 
-export function isCliError(error: unknown): error is CliError {
-  return error instanceof CliError;
-}
-
 /**
  * The abort reason the CLI gives its AbortSignal when a stop signal arrives: names the signal and
  * carries its exit code, so every command stops the same way whichever signal it was.

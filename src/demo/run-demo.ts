@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createApiClient } from '../api/client.js';
-import { CliError, EXIT } from '../errors.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
 import { runConfigFromObject } from '../pipeline/run-config.js';
 import { runPipeline, type PipelineResult } from '../pipeline/run-pipeline.js';
 import { resolveChromiumPath } from '../report/pdf.js';
@@ -160,12 +160,9 @@ function printOutputs(result: PipelineResult, out: string, effects: DemoEffects)
     if (!file.path.split(path.sep).includes('charts')) lines.push(`  ${rel(file.path)}`);
   }
   if (result.summaryPath) lines.push(`  ${rel(result.summaryPath)}`);
-  lines.push(`  ${rel(path.join(out, 'airt.duckdb'))}  (DuckDB warehouse with both snapshots)`);
-  lines.push(
-    '',
-    'Next:',
-    `  npx airt-report query @asr_by_category --db ${rel(path.join(out, 'airt.duckdb'))}`,
-  );
+  const database = rel(result.summary.paths.database);
+  lines.push(`  ${database}  (DuckDB warehouse with both snapshots)`);
+  lines.push('', 'Next:', `  npx airt-report query @asr_by_category --db ${database}`);
   effects.stdout(`${lines.join('\n')}\n`);
 }
 
@@ -181,9 +178,8 @@ async function prepareOutDir(out: string): Promise<void> {
   if (existsSync(out)) {
     const entries = await readdir(out);
     if (entries.length > 0 && !entries.includes(MARKER)) {
-      throw new CliError(
+      throw new UsageError(
         `${out} is not empty and was not made by the demo; pass --out with a new or empty directory.`,
-        EXIT.usage,
       );
     }
     await rm(out, { recursive: true, force: true });

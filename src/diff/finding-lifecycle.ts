@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import { severityRank } from '../severity.js';
 
 /** Triage statuses that take a finding off the open list. */
-export const CLOSED_FINDING_STATUSES: readonly string[] = ['false_positive', 'remediated'];
+const CLOSED_FINDING_STATUSES: readonly string[] = ['false_positive', 'remediated'];
 
 /** One finding as the diff sees it. Text fields are attacker-controlled: escape when printing. */
 export interface FindingRecord {
@@ -44,7 +44,7 @@ export interface FindingRecord {
 export type ResolvedReason = 'gone' | 'false_positive' | 'remediated' | 'below_threshold';
 
 /** The lowest severity the lifecycle tracks by default. */
-export const DEFAULT_MIN_SEVERITY = 'low';
+const DEFAULT_MIN_SEVERITY = 'low';
 
 export interface FindingChange {
   from: FindingRecord;

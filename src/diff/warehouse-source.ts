@@ -120,9 +120,10 @@ export async function findProject(
 }
 
 /** SQL condition matching a project-scoped table's rows of `project` ($2 = key, $3 = id). */
-const PROJECT_MATCH = '(project_key = $2 OR ($3::VARCHAR IS NOT NULL AND project_id = $3))';
+export const PROJECT_MATCH = '(project_key = $2 OR ($3::VARCHAR IS NOT NULL AND project_id = $3))';
 
-function projectParams(snapshotId: string, project: ProjectRef): SqlValue[] {
+/** The parameters $1-$3 that PROJECT_MATCH queries bind: snapshot id, project key, project id. */
+export function projectParams(snapshotId: string, project: ProjectRef): SqlValue[] {
   return [snapshotId, project.key, project.id];
 }
 
@@ -203,7 +204,7 @@ export async function readFindingRecords(
 }
 
 /** Per framework: categories tested and total, from the assessments' compliance matrices. */
-export async function frameworkCoverage(
+async function frameworkCoverage(
   conn: DuckDBConnection,
   snapshotId: string,
   project: ProjectRef,

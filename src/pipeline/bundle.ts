@@ -9,12 +9,14 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, fsyncSync, openSync, writeSync } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Zip, ZipDeflate } from 'fflate';
 import { CliError } from '../errors.js';
-import { MANIFEST_FILE, ManifestSchema, computeRootHash, type Manifest } from '../snapshot/manifest.js';
+import { MANIFEST_FILE, computeRootHash, type Manifest } from '../snapshot/manifest.js';
+import { hashFile, type FileDigest } from '../snapshot/hash-file.js';
 import { resolveInside } from '../snapshot/safe-path.js';
+import { readManifest } from '../snapshot/verify.js';
 import { VERSION } from '../version.js';
 import { assertSafeZipEntryName } from './zip-entry-name.js';
 
@@ -66,7 +68,7 @@ interface PlannedEntry {
 /** Writes the bundle; throws CliError naming the file when an input is missing or changes meanwhile. */
 export async function writeBundle(options: WriteBundleOptions): Promise<BundleResult> {
   const manifestPath = path.join(options.snapshotDir, MANIFEST_FILE);
-  const manifest = await readManifest(manifestPath);
+  const manifest = await readBundledManifest(options.snapshotDir);
   const inputs: BundleFile[] = [{ name: BUNDLE_MANIFEST_ENTRY, path: manifestPath }, ...options.files];
   if (options.includeSnapshot) {
     for (const file of manifest.files) {
@@ -82,7 +84,7 @@ export async function writeBundle(options: WriteBundleOptions): Promise<BundleRe
     assertSafeZipEntryName(input.name);
     if (seen.has(input.name)) throw new CliError(`Two bundle files share the name ${input.name}.`);
     seen.add(input.name);
-    planned.push({ name: input.name, source: { path: input.path }, sha256: await hashFile(input.path) });
+    planned.push({ name: input.name, source: { path: input.path }, sha256: await hashInput(input.path) });
   }
   const readme = new TextEncoder().encode(bundleReadme(manifest, options.includeSnapshot));
   planned.push({ name: README_ENTRY, source: { bytes: readme }, sha256: sha256Hex(readme) });
@@ -100,11 +102,13 @@ export async function writeBundle(options: WriteBundleOptions): Promise<BundleRe
     await rm(temp, { force: true });
     throw error;
   }
-  const zipped = await readFile(options.out);
+  // Streamed like the inputs: a bundle holding a whole snapshot may be large.
+  const zipped = await hashFile(options.out);
+  if (zipped === undefined) throw new CliError(`${options.out} was written but is missing.`);
   return {
     path: options.out,
-    sha256: sha256Hex(zipped),
-    bytes: zipped.length,
+    sha256: zipped.sha256,
+    bytes: zipped.bytes,
     entries: planned.map((entry) => entry.name),
     snapshot_id: manifest.snapshot_id,
     root_sha256: manifest.root_sha256,
@@ -167,34 +171,26 @@ async function writeZip(file: string, entries: readonly PlannedEntry[]): Promise
   }
 }
 
-async function readManifest(manifestPath: string): Promise<Manifest> {
-  let text: string;
-  try {
-    text = await readFile(manifestPath, 'utf8');
-  } catch (error) {
+/** The snapshot's manifest (readManifest says what to do when there is none), its root hash checked. */
+async function readBundledManifest(snapshotDir: string): Promise<Manifest> {
+  const manifest = await readManifest(snapshotDir);
+  if (computeRootHash(manifest.files) !== manifest.root_sha256) {
     throw new CliError(
-      `Cannot bundle: ${manifestPath} is missing (${(error as Error).message}); is this a finished snapshot?`,
+      `Cannot bundle: ${path.join(snapshotDir, MANIFEST_FILE)} root_sha256 does not match its file list; run airt-report verify.`,
     );
   }
-  const parsed = ManifestSchema.safeParse(JSON.parse(text));
-  if (!parsed.success)
-    throw new CliError(`Cannot bundle: ${manifestPath} is not a valid airt-snapshot/1 manifest.`);
-  if (computeRootHash(parsed.data.files) !== parsed.data.root_sha256) {
-    throw new CliError(
-      `Cannot bundle: ${manifestPath} root_sha256 does not match its file list; run airt-report verify.`,
-    );
-  }
-  return parsed.data;
+  return manifest;
 }
 
-async function hashFile(file: string): Promise<string> {
-  const hash = createHash('sha256');
+async function hashInput(file: string): Promise<string> {
+  let digest: FileDigest | undefined;
   try {
-    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+    digest = await hashFile(file);
   } catch (error) {
     throw new CliError(`Cannot bundle ${file}: ${(error as Error).message}`);
   }
-  return hash.digest('hex');
+  if (digest === undefined) throw new CliError(`Cannot bundle ${file}: it does not exist.`);
+  return digest.sha256;
 }
 
 function sha256Hex(bytes: Uint8Array): string {

@@ -129,7 +129,7 @@ export function parseGateMetric(text: string): GateMetric {
 }
 
 /** The metric's spelling in expressions (inverse of parseGateMetric). */
-export function formatGateMetric(metric: GateMetric): string {
+function formatGateMetric(metric: GateMetric): string {
   switch (metric.kind) {
     case 'framework_failing_categories':
       return `framework.${metric.framework}.failing_categories`;

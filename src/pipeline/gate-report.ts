@@ -12,7 +12,7 @@ import type { EvidenceRow, EvidenceValue, GateResult } from './gates.js';
 export const GATE_REPORT_FORMAT = 'airt-gate-report/1';
 
 /** Rows shown per tripped gate in Markdown; the JSON report always has all of them. */
-export const MARKDOWN_ROW_LIMIT = 50;
+const MARKDOWN_ROW_LIMIT = 50;
 
 export interface GateReport {
   format: typeof GATE_REPORT_FORMAT;

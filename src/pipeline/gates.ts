@@ -164,7 +164,7 @@ function trippingRows(expression: GateExpression, measurement: MetricMeasurement
 }
 
 /** `1 assessment with erroneous asr_by_category, 2 assessments with erroneous compliance_matrix`. */
-export function describeExclusions(exclusions: readonly MetricExclusion[]): string {
+function describeExclusions(exclusions: readonly MetricExclusion[]): string {
   const byField = new Map<string, Set<string>>();
   for (const exclusion of exclusions) {
     const assessments = byField.get(exclusion.field) ?? new Set<string>();
@@ -178,9 +178,4 @@ export function describeExclusions(exclusions: readonly MetricExclusion[]): stri
         `${ids.size} ${ids.size === 1 ? 'assessment' : 'assessments'} with erroneous ${field}`,
     )
     .join(', ');
-}
-
-/** True when any result trips the run. */
-export function gatesTripped(results: readonly GateResult[]): boolean {
-  return results.some((result) => result.trips);
 }

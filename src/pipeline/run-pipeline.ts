@@ -67,8 +67,10 @@ export async function runPipeline(config: RunConfig, effects: PipelineEffects): 
   const state = new RunState(config, effects, token, workspaceDir);
   const release = await acquireRunLock([config.database, workspaceDir], {
     waitSeconds: config.lock.wait_seconds,
-    onCompromised: (error) =>
-      state.warn(`the run lock was lost mid-run (${error.message}); another run may have started`),
+    onCompromised: (error) => {
+      state.lockLost = true;
+      state.warn(`the run lock was lost mid-run (${error.message}); another run may have started`);
+    },
   });
   try {
     await snapshotStep(state);
@@ -81,6 +83,7 @@ export async function runPipeline(config: RunConfig, effects: PipelineEffects): 
     await retentionStep(state);
     return await finish(state);
   } finally {
+    state.closeWarehouse();
     await release();
   }
 }

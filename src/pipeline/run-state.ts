@@ -4,9 +4,10 @@
  * owned by one run — never shared, never global — so the steps stay small functions of it.
  */
 import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { hashFile } from '../snapshot/hash-file.js';
 import type { SnapshotEffects, SnapshotResult } from '../snapshot/take-snapshot.js';
-import type { SnapshotDiff } from '../diff/diff-report.js';
+import type { Warehouse } from '../warehouse/db.js';
 import type { GateResult } from './gates.js';
 import type { RunConfig } from './run-config.js';
 import type { OutputFile, StepName, StepRecord, StepStatus } from './run-summary.js';
@@ -70,11 +71,12 @@ export class RunState {
   /** Every project the snapshot holds. */
   projectsInSnapshot: string[] = [];
   rowsLoaded: number | null = null;
-  diff: SnapshotDiff | null = null;
   diffCounts: { new: number; resolved: number; regressed: number; persisting: number } | null = null;
   gateResults: GateResult[] = [];
   retention: { kept: string[]; deleted: string[] } | null = null;
   lockLost = false;
+  /** Opened read-only on first use after the load step; closed by closeWarehouse(). */
+  private warehouse: Warehouse | null = null;
 
   constructor(
     readonly config: RunConfig,
@@ -97,7 +99,6 @@ export class RunState {
 
   warn(message: string): void {
     this.warnings.push(message);
-    if (message.startsWith('the run lock was lost')) this.lockLost = true;
   }
 
   /** True when the step ran and did not fail. */
@@ -146,6 +147,24 @@ export class RunState {
   /** Records a step that was not run on purpose (e.g. bundle disabled). */
   skip(name: StepName, reason: string): void {
     this.steps.push({ name, status: 'skipped', duration_ms: 0, detail: reason, error: null });
+  }
+
+  /**
+   * The warehouse for the steps that read it (diff, reports, gates): opened read-only once, after the
+   * load step has written and closed it, instead of once per step and per report.
+   */
+  async warehouseConnection(): Promise<DuckDBConnection> {
+    if (this.warehouse === null) {
+      const { openWarehouse } = await import('../warehouse/db.js');
+      this.warehouse = await openWarehouse(this.config.database, { readOnly: true });
+    }
+    return this.warehouse.conn;
+  }
+
+  /** Closes the shared warehouse, if it was opened; safe to call more than once. */
+  closeWarehouse(): void {
+    this.warehouse?.close();
+    this.warehouse = null;
   }
 
   /** Hashes a file the run wrote and lists it in the summary's outputs. */

@@ -4,7 +4,6 @@
  * files it wrote and returns a one-line detail for the summary. Heavy modules load lazily.
  */
 import { mkdir } from 'node:fs/promises';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import path from 'node:path';
 import { diffJson, diffMarkdown } from '../diff/diff-report.js';
 import { writeFileAtomic } from '../snapshot/write-atomic.js';
@@ -102,24 +101,23 @@ export async function loadStep(state: RunState): Promise<void> {
     });
     const result = loaded.snapshots[0];
     state.rowsLoaded = result ? Object.values(result.rows).reduce((sum, rows) => sum + rows, 0) : 0;
-    await withWarehouse(state, async (conn) => {
-      const { previousSnapshotId, projectsInSnapshot } = await import('../diff/warehouse-source.js');
-      state.previousSnapshotId = await previousSnapshotId(conn, snapshot.snapshotId);
-      const available = await projectsInSnapshot(conn, snapshot.snapshotId);
-      state.projectsInSnapshot = available.map((p) => p.key);
-      if (config.projects.length === 0) {
-        state.projects = available.map((p) => p.key);
-      } else {
-        for (const wanted of config.projects) {
-          const match = available.find((p) => p.key === wanted || p.id === wanted);
-          if (match) state.projects.push(match.key);
-          else
-            state.warn(
-              `project ${wanted} is not in snapshot ${snapshot.snapshotId} (see the manifest's warnings)`,
-            );
-        }
+    const { previousSnapshotId, projectsInSnapshot } = await import('../diff/warehouse-source.js');
+    const conn = await state.warehouseConnection();
+    state.previousSnapshotId = await previousSnapshotId(conn, snapshot.snapshotId);
+    const available = await projectsInSnapshot(conn, snapshot.snapshotId);
+    state.projectsInSnapshot = available.map((p) => p.key);
+    if (config.projects.length === 0) {
+      state.projects = available.map((p) => p.key);
+    } else {
+      for (const wanted of config.projects) {
+        const match = available.find((p) => p.key === wanted || p.id === wanted);
+        if (match) state.projects.push(match.key);
+        else
+          state.warn(
+            `project ${wanted} is not in snapshot ${snapshot.snapshotId} (see the manifest's warnings)`,
+          );
       }
-    });
+    }
     return {
       detail:
         `${result?.outcome === 'already_loaded' ? 'already loaded' : `${state.rowsLoaded} rows`}, ` +
@@ -133,14 +131,11 @@ export async function diffStep(state: RunState): Promise<void> {
   await state.step('diff', ['load'], async () => {
     const { diffSnapshots } = await import('../diff/snapshot-diff.js');
     const snapshot = requireSnapshot(state);
-    const diff = await withWarehouse(state, (conn) =>
-      diffSnapshots(conn, {
-        from: state.previousSnapshotId,
-        to: snapshot.snapshotId,
-        projects: state.projects,
-      }),
-    );
-    state.diff = diff;
+    const diff = await diffSnapshots(await state.warehouseConnection(), {
+      from: state.previousSnapshotId,
+      to: snapshot.snapshotId,
+      projects: state.projects,
+    });
     const total = (key: 'new' | 'resolved' | 'regressed' | 'persisting'): number =>
       diff.projects.reduce((sum, project) => sum + project.counts[key], 0);
     state.diffCounts = {
@@ -182,21 +177,20 @@ export async function reportsStep(state: RunState): Promise<void> {
       import('../report/pdf.js'),
       import('../warehouse/ddl.js'),
     ]);
+    const conn = await state.warehouseConnection();
+    await checkSchema(conn, config.database);
     // One model per report, shared by its formats.
     const models = new Map<string, Awaited<ReturnType<typeof buildModel>>>();
     for (const report of planned) {
       const key = JSON.stringify([report.kind, report.project, report.framework]);
       let model = models.get(key);
       if (model === undefined) {
-        model = await withWarehouse(state, async (conn) => {
-          await checkSchema(conn, config.database);
-          return buildModel(conn, {
-            kind: report.kind,
-            project: report.project ?? undefined,
-            // Portfolio reports cover every project's newest snapshot; the others this run's snapshot.
-            snapshot: report.kind === 'portfolio' ? undefined : snapshot.snapshotId,
-            framework: report.framework ?? undefined,
-          });
+        model = await buildModel(conn, {
+          kind: report.kind,
+          project: report.project ?? undefined,
+          // Portfolio reports cover every project's newest snapshot; the others this run's snapshot.
+          snapshot: report.kind === 'portfolio' ? undefined : snapshot.snapshotId,
+          framework: report.framework ?? undefined,
         });
         models.set(key, model);
       }
@@ -229,13 +223,15 @@ export async function gatesStep(state: RunState): Promise<void> {
   await state.step('gates', ['load'], async () => {
     const { warehouseMetricProvider } = await import('./warehouse-metrics.js');
     const snapshot = requireSnapshot(state);
-    const results = await withWarehouse(state, (conn) =>
-      evaluateGates(config.gates, warehouseMetricProvider(conn), {
+    const results = await evaluateGates(
+      config.gates,
+      warehouseMetricProvider(await state.warehouseConnection()),
+      {
         snapshotId: snapshot.snapshotId,
         previousSnapshotId: state.previousSnapshotId,
         projects: state.projects,
         onUnknown: config.on_unknown_gate,
-      }),
+      },
     );
     state.gateResults = results;
     const report = buildGateReport({
@@ -343,14 +339,4 @@ async function writeOutput(state: RunState, file: string, text: string): Promise
   await writeFileAtomic(file, text);
   await state.recordOutput(file);
   return file;
-}
-
-async function withWarehouse<T>(state: RunState, work: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-  const { openWarehouse } = await import('../warehouse/db.js');
-  const warehouse = await openWarehouse(state.config.database, { readOnly: true });
-  try {
-    return await work(warehouse.conn);
-  } finally {
-    warehouse.close();
-  }
 }

@@ -10,16 +10,6 @@ export const RUN_SUMMARY_FORMAT = 'airt-run-summary/1';
 export const RUN_SUMMARY_FILE = 'run-summary.json';
 
 export type StepName = 'snapshot' | 'verify' | 'load' | 'diff' | 'reports' | 'gates' | 'bundle' | 'retention';
-export const STEP_ORDER: readonly StepName[] = [
-  'snapshot',
-  'verify',
-  'load',
-  'diff',
-  'reports',
-  'gates',
-  'bundle',
-  'retention',
-];
 
 export type StepStatus = 'ok' | 'partial' | 'tripped' | 'failed' | 'skipped';
 

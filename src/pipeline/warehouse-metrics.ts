@@ -19,7 +19,9 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { projectLifecycle } from '../diff/snapshot-diff.js';
 import { isOpen, type FindingLifecycle, type FindingRecord } from '../diff/finding-lifecycle.js';
 import {
+  PROJECT_MATCH,
   findProject,
+  projectParams,
   queryRows,
   readFindingRecords,
   sliceExclusions,
@@ -34,8 +36,6 @@ import {
 } from '../report/compliance-state.js';
 import type { GateMetric } from './gate-expression.js';
 import type { EvidenceRow, GateMetricProvider, GateScope, MetricMeasurement } from './gates.js';
-
-const PROJECT_MATCH = '(project_key = $2 OR ($3::VARCHAR IS NOT NULL AND project_id = $3))';
 
 /** A provider over an open warehouse connection (the caller owns and closes it). */
 export function warehouseMetricProvider(conn: DuckDBConnection): GateMetricProvider {
@@ -65,7 +65,7 @@ export function warehouseMetricProvider(conn: DuckDBConnection): GateMetricProvi
           note: `project ${scope.project} is not in snapshot ${scope.snapshotId}`,
         };
       }
-      const params: SqlValue[] = [scope.snapshotId, project.key, project.id];
+      const params = projectParams(scope.snapshotId, project);
       switch (metric.kind) {
         case 'new_critical_findings':
         case 'new_findings':

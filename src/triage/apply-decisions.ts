@@ -74,9 +74,7 @@ export async function planDecisions(
   options: Pick<ApplyDecisionsOptions, 'target' | 'decisions' | 'journalPath' | 'cwd' | 'resendUnknown'>,
 ): Promise<{ plan: ApplyPlan; journalPath: string }> {
   const journalPath = path.resolve(options.cwd, options.journalPath);
-  const journal = indexJournal(await readJournal(journalPath));
-  const plan = planApply(options.decisions.rows, options.target, journal, resendOption(options));
-  return { plan, journalPath };
+  return { plan: await planFromJournal(options, journalPath), journalPath };
 }
 
 /** Applies the decisions; see the module comment for the phases. Never sends a row twice. */
@@ -107,8 +105,7 @@ export async function applyDecisions(options: ApplyDecisionsOptions): Promise<Ap
     release = await lockJournal(journalPath, (error) =>
       options.onWarning?.(`the lock on the journal could not be refreshed: ${error.message}`),
     );
-    const journal = indexJournal(await readJournal(journalPath));
-    report.plan = planApply(options.decisions.rows, options.target, journal, resendOption(options));
+    report.plan = await planFromJournal(options, journalPath);
     options.onPlan?.(report.plan);
     await sendRows(options, report, writer, concurrency, now);
   } finally {
@@ -195,6 +192,12 @@ async function sendRows(
   }
 }
 
-function resendOption(options: { resendUnknown?: boolean | undefined }): { resendUnknown?: boolean } {
-  return options.resendUnknown === undefined ? {} : { resendUnknown: options.resendUnknown };
+/** The plan for the decisions given what the journal at `journalPath` already records. */
+async function planFromJournal(
+  options: Pick<ApplyDecisionsOptions, 'target' | 'decisions' | 'resendUnknown'>,
+  journalPath: string,
+): Promise<ApplyPlan> {
+  const journal = indexJournal(await readJournal(journalPath));
+  const resend = options.resendUnknown === undefined ? {} : { resendUnknown: options.resendUnknown };
+  return planApply(options.decisions.rows, options.target, journal, resend);
 }

@@ -54,10 +54,7 @@ export async function configureAutoRefill(
 }
 
 /** Warnings about a successful answer. */
-export function autoRefillWarnings(
-  request: ConfigureAutoRefillRequest,
-  config: AutoRefillConfigResponse,
-): string[] {
+function autoRefillWarnings(request: ConfigureAutoRefillRequest, config: AutoRefillConfigResponse): string[] {
   const warnings: string[] = [];
   if (!config.has_payment_method) {
     warnings.push(

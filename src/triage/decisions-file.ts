@@ -60,7 +60,7 @@ const COLUMNS = ['finding_id', ...TRIAGE_FIELDS] as const;
 const MAX_SHOWN_PROBLEMS = 200;
 
 /** Picks the format from the file name: `.csv` or `.json`. */
-export function decisionsFormatOf(file: string): DecisionsFormat {
+function decisionsFormatOf(file: string): DecisionsFormat {
   const ext = path.extname(file).toLowerCase();
   if (ext === '.csv') return 'csv';
   if (ext === '.json') return 'json';

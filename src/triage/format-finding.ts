@@ -20,7 +20,7 @@ export function formatTriageResultTable(result: TriageFindingResult): string {
 }
 
 /** New triage state, then the review history (original → updated, who, when), oldest first. */
-export function formatFindingTable(finding: FindingDetail): string {
+function formatFindingTable(finding: FindingDetail): string {
   const state = renderKeyValues([
     ['Finding', finding.id],
     ['Attack', finding.attack_name],

@@ -79,7 +79,7 @@ export async function triageFinding(options: TriageFindingOptions): Promise<Tria
 }
 
 /** What to tell the operator about a PATCH that may or may not have been applied. */
-export function outcomeUnknownMessage(entry: JournalEntry, journalPath: string): string {
+function outcomeUnknownMessage(entry: JournalEntry, journalPath: string): string {
   return (
     `The change to finding ${entry.finding_id} may or may not have been applied ` +
     `(${terminalSafe(entry.error ?? 'no answer', 300)}). It was recorded as outcome_unknown in ${journalPath} ` +
