@@ -1,19 +1,33 @@
 /**
- * The last step of a snapshot: make the working directory hold exactly the listed files, make it
- * durable, publish it under its final name, and only then write the manifest. The order is what makes
- * a crash harmless:
+ * The last step of a snapshot: make the working directory hold exactly the published content and
+ * make it durable, all under the `.partial` name, and only then give it its final name. The order is
+ * what makes a crash harmless:
  *
  * ```
- * <id>.partial/ (journal, data)  ──sweep + fsync──▶  rename to <id>/  ──▶  manifest.json  ──▶  journal removed
- *        resumable                                    resumable (journal, no manifest)     finished
+ * <id>.partial/ (journal, data)  ─sweep + fsync─▶  + manifest.json  ─▶  journal removed  ─▶  rename to <id>/
+ *      resumable (journal)              resumable (publish it)     resumable (publish it)     finished
  * ```
- * A directory without manifest.json is never a finished snapshot, whatever its name.
+ * The final name only ever appears with exactly what the manifest lists, so a directory under a
+ * snapshot id is either absent or finished. `--resume` of a `.partial` that already holds a manifest
+ * checks it and finishes these steps (see resume.ts).
  */
 import { readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { JOURNAL_FILE } from './journal.js';
 import { MANIFEST_FILE, type Manifest } from './manifest.js';
 import { syncDirectory, writeFileAtomic } from './write-atomic.js';
+
+/** The steps of `publishSnapshot`, in order; each is durable once reported. */
+export const PUBLISH_STEPS = ['swept', 'manifest_written', 'journal_removed', 'renamed'] as const;
+export type PublishStep = (typeof PUBLISH_STEPS)[number];
+
+export interface PublishOptions {
+  /**
+   * Called after each step has been made durable. Tests throw here to stand in for a crash at that
+   * point; an error stops publishing exactly as a crash would (nothing is undone).
+   */
+  afterStep?: (step: PublishStep) => void | Promise<void>;
+}
 
 /** Stable, human-readable manifest text (2-space JSON, trailing newline). */
 function serializeManifest(manifest: Manifest): string {
@@ -31,10 +45,28 @@ async function sweepUnlisted(dir: string, listed: ReadonlySet<string>): Promise<
       continue;
     }
     const relative = path.relative(dir, absolute).split(path.sep).join('/');
+    // The journal stays until the manifest is durable: until then it is what makes the run resumable.
     if (relative === JOURNAL_FILE || listed.has(relative)) continue;
     await rm(absolute, { force: true });
   }
   return [...directories];
+}
+
+/**
+ * The tail of publishing, shared with `--resume` of a `.partial` whose manifest is already written:
+ * drop the journal, then rename `partialDir` to `finalDir` and make the rename durable.
+ */
+export async function finishPublishing(
+  partialDir: string,
+  finalDir: string,
+  options: PublishOptions = {},
+): Promise<void> {
+  await rm(path.join(partialDir, JOURNAL_FILE), { force: true });
+  await syncDirectory(partialDir);
+  await options.afterStep?.('journal_removed');
+  await rename(partialDir, finalDir);
+  await syncDirectory(path.dirname(finalDir));
+  await options.afterStep?.('renamed');
 }
 
 /**
@@ -45,15 +77,15 @@ export async function publishSnapshot(
   partialDir: string,
   finalDir: string,
   manifest: Manifest,
+  options: PublishOptions = {},
 ): Promise<void> {
   const listed = new Set(manifest.files.map((file) => file.path));
   const directories = await sweepUnlisted(partialDir, listed);
   // Data files were renamed into place without a directory fsync each; one fsync per directory here
-  // makes all of them durable before the snapshot is published.
+  // makes all of them durable before the manifest vouches for them.
   for (const directory of directories.sort().reverse()) await syncDirectory(directory);
-  await rename(partialDir, finalDir);
-  await syncDirectory(path.dirname(finalDir));
-  await writeFileAtomic(path.join(finalDir, MANIFEST_FILE), serializeManifest(manifest));
-  await rm(path.join(finalDir, JOURNAL_FILE), { force: true });
-  await syncDirectory(finalDir);
+  await options.afterStep?.('swept');
+  await writeFileAtomic(path.join(partialDir, MANIFEST_FILE), serializeManifest(manifest));
+  await options.afterStep?.('manifest_written');
+  await finishPublishing(partialDir, finalDir, options);
 }

@@ -7,11 +7,16 @@
  * For a finished partial snapshot the manifest's file list becomes the journal, then the manifest is
  * removed and the directory renamed back to `<id>.partial`: at no point does a directory look finished
  * while it is being changed.
+ *
+ * A `.partial` that already holds a manifest was stopped while being published (see publish.ts). When
+ * its files match that manifest, nothing is fetched: the caller only finishes publishing it. When they
+ * do not, the manifest is dropped and the journal resumed as usual.
  */
 import { rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import {
+  JOURNAL_FILE,
   JournalMissingError,
   journalHeader,
   readJournal,
@@ -21,7 +26,7 @@ import {
 } from './journal.js';
 import { MANIFEST_FILE, type Manifest } from './manifest.js';
 import { PARTIAL_SUFFIX, pathExists } from './snapshot-id.js';
-import { readManifest } from './verify.js';
+import { readManifest, verifySnapshot } from './verify.js';
 import { removeStaleTempFiles, syncDirectory } from './write-atomic.js';
 
 export interface ResumePoint {
@@ -31,6 +36,31 @@ export interface ResumePoint {
   header: JournalHeader;
   /** Files the earlier run finished, by path; each is reused only if its hash still matches. */
   finished: Map<string, JournalFile>;
+  /**
+   * Set when the `.partial` already holds a manifest its files match (the run was stopped while
+   * publishing): only `finishPublishing` is left to do, nothing is fetched.
+   */
+  readyManifest?: Manifest;
+}
+
+/**
+ * The manifest of a `.partial` stopped while publishing, when every file matches it (the journal,
+ * if not yet removed, is the only file it does not list); undefined when there is none or it does not
+ * match.
+ */
+async function verifiedManifest(partialDir: string): Promise<Manifest | undefined> {
+  const result = await verifySnapshot(partialDir).catch(() => undefined);
+  if (!result) return undefined;
+  const onlyJournalExtra = result.extra.every((file) => file === JOURNAL_FILE);
+  // The id decides the final name, so it must be the one this directory was reserved under.
+  const ownId = path.basename(partialDir) === result.manifest.snapshot_id + PARTIAL_SUFFIX;
+  const matches =
+    ownId &&
+    onlyJournalExtra &&
+    result.missing.length === 0 &&
+    result.modified.length === 0 &&
+    result.rootHash.ok;
+  return matches ? result.manifest : undefined;
 }
 
 function journalFromManifest(manifest: Manifest): { header: JournalHeader; files: JournalFile[] } {
@@ -77,6 +107,20 @@ export async function prepareResume(
     await rm(path.join(root, MANIFEST_FILE));
     await syncDirectory(root);
   }
+  if (hasManifest && root.endsWith(PARTIAL_SUFFIX)) {
+    const manifest = await verifiedManifest(root);
+    if (manifest) {
+      const { header } = journalFromManifest(manifest);
+      accept(header);
+      return {
+        partialDir: root,
+        snapshotId: manifest.snapshot_id,
+        header,
+        finished: new Map(),
+        readyManifest: manifest,
+      };
+    }
+  }
   let journal: Awaited<ReturnType<typeof readJournal>>;
   try {
     journal = await readJournal(root);
@@ -89,7 +133,7 @@ export async function prepareResume(
     throw error;
   }
   accept(journal.header);
-  // A .partial never keeps a manifest (a crash may not leave one that looks finished).
+  // A manifest that does not match the files is dropped; the journal says what to fetch again.
   if (hasManifest && root.endsWith(PARTIAL_SUFFIX)) await rm(path.join(root, MANIFEST_FILE));
   if (!root.endsWith(PARTIAL_SUFFIX)) {
     const partialDir = root + PARTIAL_SUFFIX;

@@ -14,12 +14,14 @@
  *     │                 → possibly_truncated when a list is exactly --trials-limit long
  *  5 findings ───────── latest FindingDetail per finding from the triage journal (--journal)
  *     │
- *  6 publish ────────── sweep, fsync, rename to <id>/, manifest.json last, journal removed
+ *  6 publish ────────── sweep, fsync, manifest.json, journal removed, rename to <id>/ last (publish.ts)
  * ```
  * Every body is streamed to a temp file, fsynced and renamed (fetch-to-file.ts), validated from disk
  * (check-body.ts) and journaled, so an interruption at any point loses at most the requests in flight.
  * A request that fails after the client's retries is recorded and the snapshot ends `partial`;
- * 401, 426 and an abort (SIGINT) stop the run and keep the `.partial` directory for `--resume`.
+ * 401, 426 and an abort (SIGINT) stop the run and keep the `.partial` directory for `--resume`; an
+ * abort after phase 5 lets publishing finish and is reported afterwards. When every request failed,
+ * no directory is left.
  */
 import { constants } from 'node:fs';
 import { access, mkdir, rm } from 'node:fs/promises';
@@ -43,12 +45,12 @@ import {
 } from './journal.js';
 import type { Manifest } from './manifest.js';
 import { createProgress, type ProgressReporter } from './progress.js';
-import { prepareResume } from './resume.js';
+import { prepareResume, type ResumePoint } from './resume.js';
 import { safeSegment } from './safe-path.js';
 import { loadPreviousSnapshot, type PreviousSnapshot } from './since.js';
-import { reserveSnapshotDir } from './snapshot-id.js';
+import { pathExists, reserveSnapshotDir } from './snapshot-id.js';
 import { runPhases, type PhaseContext } from './snapshot-phases.js';
-import { publishSnapshot } from './publish.js';
+import { finishPublishing, publishSnapshot } from './publish.js';
 
 /** What to snapshot and how; one-line meaning and default on each field. */
 export interface SnapshotOptions {
@@ -181,6 +183,7 @@ export async function takeSnapshot(
         runOptions = effectiveOptions(options, header);
       })
     : undefined;
+  if (resumePoint?.readyManifest) return publishPrepared(resumePoint, resumePoint.readyManifest);
   const previous: PreviousSnapshot | undefined = runOptions.since
     ? await loadPreviousSnapshot(runOptions.since)
     : undefined;
@@ -264,9 +267,19 @@ export async function takeSnapshot(
     });
     await journal.close();
     progress.stop();
+    if (manifest.files.length === 0) {
+      // Every request failed (nothing listens there, wrong address): an empty snapshot is of no use and
+      // nothing in it is worth resuming, so no directory is left that verify or load would accept.
+      await rm(partialDir, { recursive: true, force: true });
+      throw nothingFetched(manifest);
+    }
+    // From here on the run is publishing: a SIGINT/SIGTERM no longer stops it half-way (the steps are
+    // quick and local); it is reported once the snapshot is in place.
     await publishSnapshot(partialDir, finalDir, manifest);
+    if (effects.signal?.aborted) throw interruptedWhilePublishing(effects.signal, finalDir, manifest);
     return { dir: finalDir, snapshotId, status: manifest.status, manifest };
   } catch (error) {
+    if (error instanceof SnapshotStop) throw error;
     // Let background validations finish reading before the directory is kept or removed.
     await store.drain().catch(() => undefined);
     await journal.close();
@@ -281,6 +294,41 @@ export async function takeSnapshot(
   } finally {
     await client.close();
   }
+}
+
+/** An error takeSnapshot raises after it has already settled the directory: passed on as it is. */
+class SnapshotStop extends CliError {
+  override readonly name = 'SnapshotStop';
+}
+
+function nothingFetched(manifest: Manifest): CliError {
+  // The first failure already says what to check (address, service down) and what to do next.
+  const first = neutralizeControls(manifest.failed_requests[0]?.error ?? 'every request failed.');
+  return new SnapshotStop(
+    `Nothing was fetched, so there is no snapshot: ${first}${/[.!?]$/.test(first) ? '' : '.'}`,
+  );
+}
+
+function interruptedWhilePublishing(signal: AbortSignal, dir: string, manifest: Manifest): CliError {
+  const partial =
+    manifest.status === 'partial' ? ' (status partial: see failed_requests in manifest.json)' : '';
+  return new SnapshotStop(
+    `${interruptionText(signal)} while the snapshot was being published; publishing was completed first, ` +
+      `so the snapshot is finished and usable${partial}: ${dir}`,
+    abortExitCode(signal),
+  );
+}
+
+/** `--resume` of a `.partial` stopped while publishing: its verified manifest is kept, only the rename is left. */
+async function publishPrepared(resumePoint: ResumePoint, manifest: Manifest): Promise<SnapshotResult> {
+  const finalDir = path.join(path.dirname(resumePoint.partialDir), resumePoint.snapshotId);
+  if (await pathExists(finalDir)) {
+    throw new UsageError(
+      `--resume ${resumePoint.partialDir}: ${finalDir} exists too; keep one of them and remove the other.`,
+    );
+  }
+  await finishPublishing(resumePoint.partialDir, finalDir);
+  return { dir: finalDir, snapshotId: resumePoint.snapshotId, status: manifest.status, manifest };
 }
 
 /** Turns whatever stopped the run into one CliError that says what happened and how to continue. */

@@ -5,7 +5,7 @@
  *
  * Used by the CLI and by the warehouse loader and audit bundles, which need the structured result.
  */
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CliError } from '../errors.js';
 import { hashFiles } from './hash-pool.js';
@@ -44,6 +44,16 @@ export class NotASnapshotError extends CliError {
   override readonly name = 'NotASnapshotError';
 }
 
+/** Why `dir` cannot hold a manifest at all ("does not exist", "is not a directory"), or undefined. */
+async function describeMissing(dir: string): Promise<string | undefined> {
+  const stats = await stat(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
+    throw error;
+  });
+  if (!stats) return 'does not exist';
+  return stats.isDirectory() ? undefined : 'is not a directory';
+}
+
 /**
  * Reads and validates `dir/manifest.json` (also checks that no listed path leaves `dir`). Throws
  * NotASnapshotError with a message saying what to do when there is none or it is damaged.
@@ -56,6 +66,11 @@ export async function readManifest(dir: string): Promise<Manifest> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
+      const what = await describeMissing(dir);
+      if (what)
+        throw new NotASnapshotError(
+          `${dir} ${what}. Pass the directory that snapshot printed (…/<org>/<workspace>/<snapshot_id>).`,
+        );
       const unfinished = path.basename(dir).endsWith(PARTIAL_SUFFIX);
       throw new NotASnapshotError(
         `${dir} has no ${MANIFEST_FILE}, so it is not a finished snapshot` +
