@@ -108,7 +108,7 @@ export {
   resolveRunToken,
 } from './pipeline/run-config.js';
 export type { RunConfig, RunConfigFile, ConfiguredGate } from './pipeline/run-config.js';
-export type { RunSummary, RunOutcome, StepRecord } from './pipeline/run-summary.js';
+export type { RunSummary, RunOutcome, RunInterruption, StepRecord } from './pipeline/run-summary.js';
 export {
   parseGateExpression,
   GateSyntaxError,
@@ -127,6 +127,8 @@ export { verifyBundle } from './pipeline/verify-bundle.js';
 export type { BundleVerification } from './pipeline/verify-bundle.js';
 export { acquireRunLock, RunLockedError } from './pipeline/lock.js';
 export { applyRetention, listFinishedSnapshots } from './pipeline/retention.js';
+export { gatedBaselinePath, readGatedBaseline } from './pipeline/gated-baseline.js';
+export type { GatedBaseline } from './pipeline/gated-baseline.js';
 export { diffFindings, findingFingerprint } from './diff/finding-lifecycle.js';
 export type { FindingRecord, FindingLifecycle } from './diff/finding-lifecycle.js';
 export { metricDeltas } from './diff/metric-deltas.js';

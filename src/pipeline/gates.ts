@@ -101,6 +101,12 @@ export async function evaluateGates(
   const results: GateResult[] = [];
   for (const gate of gates) {
     const projects = gate.project === null ? options.projects : [gate.project];
+    // A gate with nothing to measure is unknown, never dropped: a gate list that silently shrinks
+    // would let an empty snapshot (or a scope that matches nothing) pass.
+    if (projects.length === 0) {
+      results.push(judgeGate(gate.expression, NO_PROJECT, NOTHING_IN_SCOPE, options.onUnknown));
+      continue;
+    }
     for (const project of projects) {
       const scope: GateScope = {
         snapshotId: options.snapshotId,
@@ -113,6 +119,17 @@ export async function evaluateGates(
   }
   return results;
 }
+
+/** The project label of a gate that had no project in scope to be measured on. */
+export const NO_PROJECT = '(no project)';
+
+const NOTHING_IN_SCOPE: MetricMeasurement = {
+  value: null,
+  aggregate: 'value',
+  rows: [],
+  exclusions: [],
+  note: 'No project in scope: the snapshot holds none of the configured projects (or none at all).',
+};
 
 /** Compares one measurement with its gate. Pure: the unit the gate report is built from. */
 export function judgeGate(

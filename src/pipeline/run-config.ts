@@ -11,7 +11,7 @@ import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { nearestKey } from './nearest-key.js';
+import { nearestKey } from '../nearest-name.js';
 import {
   GATE_OPERATORS,
   GateSyntaxError,

@@ -14,9 +14,13 @@
  *   8 retention ─ keep the newest N finished snapshots of the workspace
  *   │
  *  run-summary.json + human summary on stderr; exit 0 ok · 1 failed · 3 partial snapshot · 4 gate tripped
+ *  · 130/143 interrupted
  * ```
- * A failed step skips the steps that need it, never the summary. Gates trip after the reports are
- * written, so a tripped run still leaves its reports. Retention runs only when nothing failed.
+ * A failed step skips the steps that need it, never the summary. A snapshot that fetched nothing
+ * fails the run. Gates trip after the reports are written, so a tripped run still leaves its reports.
+ * Retention runs only when nothing failed. Only a run that evaluates its gates becomes the baseline
+ * of the next run's diff and gates (gated-baseline.ts); an interrupted run stops after the step in
+ * progress and says what it left (interruption.ts).
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -25,7 +29,8 @@ import { formatSnapshotId } from '../snapshot/snapshot-id.js';
 import { safeSegment } from '../snapshot/safe-path.js';
 import { writeFileAtomic } from '../snapshot/write-atomic.js';
 import { VERSION } from '../version.js';
-import { acquireRunLock } from './lock.js';
+import { describeInterruption } from './interruption.js';
+import { acquireRunLock, type ReleaseRunLock } from './lock.js';
 import { resolveRunToken, type RunConfig } from './run-config.js';
 import {
   RUN_SUMMARY_FILE,
@@ -36,6 +41,7 @@ import {
   type RunSummary,
 } from './run-summary.js';
 import { RunState, type PipelineEffects } from './run-state.js';
+import { guardStopSignals } from './stop-signals.js';
 import {
   bundleStep,
   diffStep,
@@ -65,34 +71,59 @@ export async function runPipeline(config: RunConfig, effects: PipelineEffects): 
   const { org, workspace } = config.connection;
   const workspaceDir = path.join(config.snapshot.out_dir, safeSegment(org), safeSegment(workspace));
   const state = new RunState(config, effects, token, workspaceDir);
-  const release = await acquireRunLock([config.database, workspaceDir], {
-    waitSeconds: config.lock.wait_seconds,
-    onCompromised: (error) => {
-      state.lockLost = true;
-      state.warn(`the run lock was lost mid-run (${error.message}); another run may have started`);
-    },
-  });
+  // Installed before the lock: taking it loads signal-exit, which would otherwise kill the run.
+  const releaseSignals = guardStopSignals(effects.signal);
+  let release: ReleaseRunLock;
   try {
-    await snapshotStep(state);
-    await verifyStep(state);
-    await loadStep(state);
-    await diffStep(state);
-    await reportsStep(state);
-    await gatesStep(state);
-    await bundleStep(state);
-    await retentionStep(state);
+    release = await acquireRunLock([config.database, workspaceDir], {
+      waitSeconds: config.lock.wait_seconds,
+      onCompromised: (error) => {
+        state.lockLost = true;
+        state.warn(`the run lock was lost mid-run (${error.message}); another run may have started`);
+      },
+    });
+  } catch (error) {
+    releaseSignals();
+    throw error;
+  }
+  const stopWatching = state.watchInterruption();
+  try {
+    for (const [index, step] of STEPS.entries()) {
+      await step(state);
+      // An interrupted run stops at the end of the step in progress; the summary says what was left.
+      if (effects.signal?.aborted === true && index < STEPS.length - 1) {
+        state.stoppedEarly = true;
+        break;
+      }
+    }
     return await finish(state);
   } finally {
+    stopWatching();
     state.closeWarehouse();
     await release();
+    releaseSignals();
   }
 }
+
+const STEPS: readonly ((state: RunState) => Promise<void>)[] = [
+  snapshotStep,
+  verifyStep,
+  loadStep,
+  diffStep,
+  reportsStep,
+  gatesStep,
+  bundleStep,
+  retentionStep,
+];
 
 async function finish(state: RunState): Promise<PipelineResult> {
   const { config, effects } = state;
   const runDir = state.runDir ?? path.join(config.output_dir, `failed-${formatSnapshotId(state.startedAt)}`);
-  // Interrupted only if the abort cut work short: one arriving after the last step changes nothing.
-  const cutShort = effects.signal?.aborted === true && state.steps.some((step) => step.status === 'failed');
+  // Interrupted only if the abort cut work short: one arriving during the last step changes nothing.
+  const cutShort =
+    effects.signal?.aborted === true &&
+    (state.stoppedEarly || state.steps.some((step) => step.status === 'failed'));
+  const interruption = cutShort ? describeInterruption(state) : null;
   const { outcome, exitCode } = decideOutcome({
     interrupted: cutShort && effects.signal ? abortExitCode(effects.signal) : null,
     failed: state.steps.some((step) => step.status === 'failed') || state.lockLost,
@@ -110,6 +141,7 @@ async function finish(state: RunState): Promise<PipelineResult> {
     finished_at: state.now().toISOString(),
     outcome,
     exit_code: exitCode,
+    interruption,
     snapshot: {
       id: manifest?.snapshot_id ?? null,
       dir: state.snapshot?.dir ?? null,

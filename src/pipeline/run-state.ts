@@ -24,8 +24,15 @@ export interface PipelineEffects {
   quiet?: boolean;
   /** Clock for snapshot ids and summary times. Default: the system clock. */
   now?: () => Date;
-  /** Aborting stops the snapshot cleanly (its .partial directory stays resumable). */
+  /**
+   * Aborting stops the run at the end of the step in progress (the snapshot and report steps stop at
+   * once): the summary says what was left, and the exit code is the abort's (130, or 143 for an
+   * InterruptedError of SIGTERM). While the run holds its lock, the first SIGINT/SIGTERM is left to
+   * whoever aborts this signal (see stop-signals.ts).
+   */
   signal?: AbortSignal;
+  /** Called as each step starts (progress for library callers). */
+  onStepStart?: (name: StepName) => void;
   /** HTTP implementation for the API client. */
   fetch?: SnapshotEffects['fetch'];
   /** Chromium for PDF reports. Default: CHROMIUM_PATH or /usr/bin/chromium. */
@@ -65,7 +72,10 @@ export class RunState {
   snapshot: SnapshotResult | null = null;
   /** The on-disk snapshot `--since` reused trial files from. */
   since: string | null = null;
+  /** The snapshot the diff and gates compare with: the recorded gated baseline, if in the database. */
   previousSnapshotId: string | null = null;
+  /** The gated baseline as recorded before this run (null: none); undefined until the load step reads it. */
+  recordedBaseline: string | null | undefined = undefined;
   /** Projects in scope (keys), in report order. */
   projects: string[] = [];
   /** Every project the snapshot holds. */
@@ -75,6 +85,14 @@ export class RunState {
   gateResults: GateResult[] = [];
   retention: { kept: string[]; deleted: string[] } | null = null;
   lockLost = false;
+  /** The step running when the signal aborted the run; null while not interrupted. */
+  interruptedDuring: StepName | null = null;
+  /** True when the loop stopped before the last step because the run was interrupted. */
+  stoppedEarly = false;
+  /** True once the gates were evaluated and this snapshot recorded as the next run's baseline. */
+  baselineRecorded = false;
+  /** The step in progress, for interruptedDuring. */
+  private currentStep: StepName | null = null;
   /** Opened read-only on first use after the load step; closed by closeWarehouse(). */
   private warehouse: Warehouse | null = null;
 
@@ -112,6 +130,7 @@ export class RunState {
    * error fails the step (its message is recorded) and the run carries on to the summary.
    */
   async step(name: StepName, needs: readonly StepName[], work: () => Promise<StepOutcome>): Promise<void> {
+    this.currentStep = name;
     const missing = needs.find((need) => !this.succeeded(need));
     if (missing !== undefined) {
       this.steps.push({
@@ -123,6 +142,7 @@ export class RunState {
       });
       return;
     }
+    this.effects.onStepStart?.(name);
     const started = performance.now();
     try {
       const outcome = await work();
@@ -146,6 +166,7 @@ export class RunState {
 
   /** Records a step that was not run on purpose (e.g. bundle disabled). */
   skip(name: StepName, reason: string): void {
+    this.currentStep = name;
     this.steps.push({ name, status: 'skipped', duration_ms: 0, detail: reason, error: null });
   }
 
@@ -159,6 +180,18 @@ export class RunState {
       this.warehouse = await openWarehouse(this.config.database, { readOnly: true });
     }
     return this.warehouse.conn;
+  }
+
+  /** Remembers the step in progress when the run's signal aborts (or had aborted before it began). */
+  watchInterruption(): () => void {
+    const signal = this.effects.signal;
+    if (signal === undefined) return () => undefined;
+    const onAbort = (): void => {
+      this.interruptedDuring ??= this.currentStep ?? 'snapshot';
+    };
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    return () => signal.removeEventListener('abort', onAbort);
   }
 
   /** Closes the shared warehouse, if it was opened; safe to call more than once. */

@@ -5,8 +5,11 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { diffJson, diffMarkdown } from '../diff/diff-report.js';
+import type { Manifest } from '../snapshot/manifest.js';
 import { writeFileAtomic } from '../snapshot/write-atomic.js';
+import { gatedBaselinePath, readGatedBaseline, recordGatedBaseline } from './gated-baseline.js';
 import { buildGateReport, gateReportJson, gateReportMarkdown } from './gate-report.js';
 import { evaluateGates } from './gates.js';
 import { applyRetention, listFinishedSnapshots } from './retention.js';
@@ -22,9 +25,12 @@ export async function snapshotStep(state: RunState): Promise<void> {
       import('../snapshot/take-snapshot.js'),
       import('../snapshot/progress.js'),
     ]);
+    // A snapshot that fetched nothing has no trial files to reuse and must not be a baseline.
     const previous = (
       await listFinishedSnapshots(state.workspaceDir, config.connection.org, config.connection.workspace)
-    ).at(-1);
+    )
+      .filter((snapshot) => snapshot.manifest.files.length > 0)
+      .at(-1);
     state.since = previous?.dir ?? null;
     const isTTY = effects.stderrIsTTY ?? false;
     const progress = createProgress({
@@ -62,6 +68,7 @@ export async function snapshotStep(state: RunState): Promise<void> {
     state.snapshot = result;
     const { manifest } = result;
     const failed = manifest.failed_requests.length;
+    if (manifest.files.length === 0) throw new Error(nothingFetched(result));
     return {
       status: result.status === 'partial' ? 'partial' : 'ok',
       detail:
@@ -70,6 +77,23 @@ export async function snapshotStep(state: RunState): Promise<void> {
         (state.since === null ? '' : `, since ${path.basename(state.since)}`),
     };
   });
+}
+
+/**
+ * Why a snapshot with no data file fails the run: "partial" would let a dead service pass as exit 3
+ * and load an empty snapshot. The first failed request names the cause (e.g. ECONNREFUSED).
+ */
+export function nothingFetched(snapshot: { dir: string; manifest: Manifest }): string {
+  const { failed_requests: failed, base_url: baseUrl } = snapshot.manifest;
+  const first = failed[0];
+  const cause =
+    first === undefined
+      ? 'the service returned no data'
+      : `${failed.length} request(s) failed, the first: ${first.error}`;
+  return (
+    `Nothing was fetched from ${baseUrl} (${cause}). The empty snapshot ${snapshot.dir} is not loaded and ` +
+    'never used as a baseline. Check connection.base_url and that the service is reachable, then run again.'
+  );
 }
 
 /** 2. Verify every file hash and the root hash of the new snapshot. */
@@ -95,15 +119,18 @@ export async function loadStep(state: RunState): Promise<void> {
   await state.step('load', ['verify'], async () => {
     const { loadSnapshots } = await import('../warehouse/loader.js');
     const snapshot = requireSnapshot(state);
+    const { org, workspace } = config.connection;
+    // Read before loading, so an interrupted load can still say what the next run compares with.
+    state.recordedBaseline = (await readGatedBaseline(config.database, org, workspace))?.snapshot_id ?? null;
     const loaded = await loadSnapshots(config.database, [snapshot.dir], {
       now: () => state.now(),
       ...(config.snapshot.triage_journal === undefined ? {} : { journal: config.snapshot.triage_journal }),
     });
     const result = loaded.snapshots[0];
     state.rowsLoaded = result ? Object.values(result.rows).reduce((sum, rows) => sum + rows, 0) : 0;
-    const { previousSnapshotId, projectsInSnapshot } = await import('../diff/warehouse-source.js');
+    const { projectsInSnapshot } = await import('../diff/warehouse-source.js');
     const conn = await state.warehouseConnection();
-    state.previousSnapshotId = await previousSnapshotId(conn, snapshot.snapshotId);
+    state.previousSnapshotId = await usableBaseline(state, conn);
     const available = await projectsInSnapshot(conn, snapshot.snapshotId);
     state.projectsInSnapshot = available.map((p) => p.key);
     if (config.projects.length === 0) {
@@ -124,6 +151,22 @@ export async function loadStep(state: RunState): Promise<void> {
         `${state.projects.length} project(s) in scope`,
     };
   });
+}
+
+/**
+ * The recorded gated baseline, if the database still holds it. Not the newest snapshot in the
+ * database: that may be one whose run never reached its gates (see gated-baseline.ts).
+ */
+async function usableBaseline(state: RunState, conn: DuckDBConnection): Promise<string | null> {
+  const { snapshotInfo } = await import('../diff/warehouse-source.js');
+  const recorded = state.recordedBaseline ?? null;
+  if (recorded === null || recorded === state.snapshot?.snapshotId) return null;
+  if ((await snapshotInfo(conn, recorded)) !== null) return recorded;
+  state.warn(
+    `the baseline snapshot ${recorded} (recorded in ${gatedBaselinePath(state.config.database)}) is not in ` +
+      `${state.config.database}; this run compares with no snapshot, so every open finding counts as new`,
+  );
+  return null;
 }
 
 /** 4. Diff against the previous snapshot of the workspace in the database. */
@@ -251,6 +294,19 @@ export async function gatesStep(state: RunState): Promise<void> {
       path.join(runDir, 'gate-report.json'),
       gateReportJson(report),
     );
+    // The gates were evaluated: this snapshot is what the next run compares with, tripped or not.
+    try {
+      await recordGatedBaseline(config.database, config.connection.org, config.connection.workspace, {
+        snapshot_id: snapshot.snapshotId,
+        gated_at: state.now().toISOString(),
+      });
+      state.baselineRecorded = true;
+    } catch (error) {
+      state.warn(
+        `cannot record snapshot ${snapshot.snapshotId} as the baseline (${(error as Error).message}); ` +
+          'the next run compares with the previous baseline again',
+      );
+    }
     const tripped = results.filter((result) => result.trips).length;
     const count = (status: string): number => results.filter((result) => result.status === status).length;
     return {

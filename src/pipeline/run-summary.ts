@@ -25,6 +25,16 @@ export interface StepRecord {
 
 export type RunOutcome = 'ok' | 'partial' | 'gate_tripped' | 'failed' | 'interrupted';
 
+/** Why and where an interrupted run stopped, and what it left behind. */
+export interface RunInterruption {
+  /** The step in progress when the stop signal arrived. */
+  step: StepName;
+  /** What stopped it, e.g. `Interrupted by SIGTERM`. */
+  reason: string;
+  /** One line: the state left behind and what to do next. */
+  message: string;
+}
+
 export interface OutputFile {
   /** Absolute path. */
   path: string;
@@ -42,6 +52,8 @@ export interface RunSummary {
   finished_at: string;
   outcome: RunOutcome;
   exit_code: number;
+  /** Set when the run was interrupted (outcome `interrupted`); null otherwise. */
+  interruption: RunInterruption | null;
   snapshot: {
     id: string | null;
     dir: string | null;
@@ -122,9 +134,13 @@ const OUTCOME_TEXT: Record<RunOutcome, string> = {
 
 /** The stderr summary: one line per step, tripped gates, where the summary is. */
 export function humanSummary(summary: RunSummary, summaryPath: string | null): string {
+  const { interruption } = summary;
   const lines = [
-    `run ${summary.snapshot.id ?? '(no snapshot)'} of ${summary.org}/${summary.workspace}: ` +
-      `${OUTCOME_TEXT[summary.outcome]} (exit ${summary.exit_code})`,
+    interruption === null
+      ? `run ${summary.snapshot.id ?? '(no snapshot)'} of ${summary.org}/${summary.workspace}: ` +
+        `${OUTCOME_TEXT[summary.outcome]} (exit ${summary.exit_code})`
+      : `run interrupted during ${interruption.step} (${oneLine(interruption.reason)}, exit ${summary.exit_code}); ` +
+        oneLine(interruption.message),
   ];
   for (const step of summary.steps) {
     const seconds = `${(step.duration_ms / 1000).toFixed(1)} s`;
@@ -134,8 +150,10 @@ export function humanSummary(summary: RunSummary, summaryPath: string | null): s
     );
   }
   for (const gate of summary.gates.filter((g) => g.trips)) {
+    // An unknown gate's status text already says so; only a measured value is worth repeating.
+    const value = gate.value === null ? '' : ` (value ${gate.value})`;
     lines.push(
-      `  tripped: ${oneLine(gate.gate)} on ${oneLine(gate.project)}: ${oneLine(gate.status_text)} (value ${gate.value ?? 'unknown'})`,
+      `  tripped: ${oneLine(gate.gate)} on ${oneLine(gate.project)}: ${oneLine(gate.status_text)}${value}`,
     );
   }
   for (const warning of summary.warnings) lines.push(`  warning: ${oneLine(warning)}`);

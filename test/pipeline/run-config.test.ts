@@ -4,7 +4,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { editDistance, nearestKey } from '../../src/pipeline/nearest-key.js';
+import { editDistance, nearestKey } from '../../src/nearest-name.js';
 import {
   loadRunConfig,
   parseRunConfig,
