@@ -3,18 +3,38 @@
  * machines, Markdown for people. Both name the later snapshot by id and manifest root hash (JSON:
  * `to`; Markdown: its provenance line), which bundle verification checks. Goals, attack and
  * assessment names are attacker-controlled: escaped, and goals truncated, in Markdown.
+ *
+ * The Markdown is read in terminals as much as rendered, so data is escaped only as far as a table
+ * cell needs to stay inert (the query command's cell escaping: pipes, backslashes, emphasis, code and
+ * link characters, HTML, line breaks, control characters); identifiers (categories, attacks,
+ * frameworks, fields) are code spans. Figures use the reports' formatters (percentages, points).
  */
-import { escapeMarkdownText, markdownCode } from '../report/escape.js';
+import { markdownCode } from '../report/escape.js';
+import { countOf, formatDecimal, formatLift, formatPercent, formatSignedDecimal } from '../report/format.js';
 import { provenanceLine } from '../snapshot/provenance-line.js';
+import { escapeMarkdownCell } from '../warehouse/output-format.js';
 import type { FindingLifecycle, FindingRecord } from './finding-lifecycle.js';
-import type { MetricDelta } from './metric-deltas.js';
+import type { MetricDelta, MetricGroup } from './metric-deltas.js';
 import type { SchemaDriftChange } from './schema-drift-diff.js';
+import type { SliceExclusion } from './warehouse-source.js';
 
 export const DIFF_FORMAT = 'airt-diff/1';
 
 /** Rows per finding list in Markdown; the JSON always has every finding. */
 const MARKDOWN_LIST_LIMIT = 50;
 const GOAL_MAX_CHARS = 120;
+
+/**
+ * GFM turns bare URLs, `www.` names and e-mail addresses into live links, which the query command's
+ * cell escaping leaves alone: a backslash before the `:` of `://`, the `.` after `www` and every `@`
+ * keeps them plain text from the data.
+ */
+const AUTOLINK_TRIGGERS = /:(?=\/\/)|(?<=\bwww)\.|@/giu;
+
+/** Data text for a table cell, heading or list item: inert, but without escaping plain punctuation. */
+function cellText(text: string): string {
+  return escapeMarkdownCell(text).replace(AUTOLINK_TRIGGERS, (char) => `\\${char}`);
+}
 
 export interface DiffSnapshotRef {
   snapshot_id: string;
@@ -31,6 +51,18 @@ export interface ProjectDiff {
   metrics: MetricDelta[];
   /** Assessments whose attack runs an analytics warning excluded: their findings are unknown, in neither list. */
   excluded: { assessment_id: string; field: string; reason: string }[];
+  /**
+   * Every analytics-warning exclusion in the slices the diff compares (attack_runs, asr_by_category,
+   * compliance_matrix), per snapshot then slice: what the diff's figures leave out.
+   */
+  data_quality: ExclusionNote[];
+}
+
+/** Assessments of one snapshot whose slice `field` an analytics warning excluded. */
+export interface ExclusionNote {
+  snapshot_id: string;
+  field: string;
+  assessment_ids: string[];
 }
 
 export interface SnapshotDiff {
@@ -47,7 +79,10 @@ export function projectDiff(
   project: string,
   findings: FindingLifecycle,
   metrics: MetricDelta[],
-  context: Pick<ProjectDiff, 'in_previous' | 'excluded'> = { in_previous: null, excluded: [] },
+  context: Pick<ProjectDiff, 'in_previous' | 'excluded'> & { data_quality?: ExclusionNote[] } = {
+    in_previous: null,
+    excluded: [],
+  },
 ): ProjectDiff {
   return {
     project,
@@ -61,7 +96,21 @@ export function projectDiff(
     findings,
     metrics,
     excluded: context.excluded,
+    data_quality: context.data_quality ?? [],
   };
+}
+
+/** Groups a snapshot's exclusions by slice (sorted, assessments deduplicated) into notes. */
+export function exclusionNotes(snapshotId: string, exclusions: readonly SliceExclusion[]): ExclusionNote[] {
+  const byField = new Map<string, Set<string>>();
+  for (const exclusion of exclusions) {
+    const ids = byField.get(exclusion.field) ?? new Set<string>();
+    ids.add(exclusion.assessment_id);
+    byField.set(exclusion.field, ids);
+  }
+  return [...byField.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([field, ids]) => ({ snapshot_id: snapshotId, field, assessment_ids: [...ids].sort() }));
 }
 
 export function diffJson(diff: SnapshotDiff): string {
@@ -85,9 +134,7 @@ export function diffMarkdown(diff: SnapshotDiff): string {
   } else {
     lines.push('| File kind | Keys added | Keys removed |', '| --- | --- | --- |');
     for (const change of diff.schema_drift) {
-      lines.push(
-        `| ${escapeMarkdownText(change.file_kind)} | ${keyList(change.added)} | ${keyList(change.removed)} |`,
-      );
+      lines.push(`| ${cellText(change.file_kind)} | ${keyList(change.added)} | ${keyList(change.removed)} |`);
     }
     lines.push('');
   }
@@ -97,7 +144,7 @@ export function diffMarkdown(diff: SnapshotDiff): string {
 function projectSection(project: ProjectDiff): string[] {
   const { counts, findings } = project;
   const lines = [
-    `## Project ${escapeMarkdownText(project.project)}`,
+    `## Project ${cellText(project.project)}`,
     '',
     `${counts.new} new, ${counts.resolved} resolved, ${counts.regressed} regressed, ${counts.persisting} persisting findings.`,
     '',
@@ -113,6 +160,7 @@ function projectSection(project: ProjectDiff): string[] {
       '',
     );
   }
+  lines.push(...dataQualityNotes(project.data_quality));
   lines.push(...metricTable(project.metrics));
   lines.push(
     ...findingTable(
@@ -138,18 +186,73 @@ function projectSection(project: ProjectDiff): string[] {
   return lines;
 }
 
+/** "Data quality" lines in the reports' wording: "excludes 1 assessment with erroneous X in snapshot Y". */
+function dataQualityNotes(notes: readonly ExclusionNote[]): string[] {
+  if (notes.length === 0) return [];
+  return [
+    'Data quality: analytics warnings mark some assessment data erroneous; it is left out, never counted as 0.',
+    '',
+    ...notes.map(
+      (note) =>
+        `- excludes ${countOf(note.assessment_ids.length, 'assessment', 'assessments')} with erroneous ` +
+        `${markdownCode(note.field)} in snapshot ${markdownCode(note.snapshot_id)}`,
+    ),
+    '',
+  ];
+}
+
+const GROUP_LABEL: Record<MetricGroup, string> = {
+  overall: '',
+  category_asr: 'category ASR',
+  framework_coverage: 'framework coverage',
+  evaluation_pass_rate: 'evaluation pass rate',
+};
+
+const OVERALL_LABEL: Record<string, string> = { overall_asr: 'overall ASR', risk_score: 'risk score' };
+
+/** How a group's values and changes read: fractions and percents as %, changes in points. */
+function metricFormat(metric: MetricDelta): { value: (v: number) => string; change: (v: number) => string } {
+  if (metric.group === 'overall' && metric.key === 'risk_score') {
+    return { value: (v) => formatDecimal(v, 1), change: (v) => formatSignedDecimal(v, 1) };
+  }
+  // Coverage arrives as a percent (0-100); every other figure is a fraction (0-1).
+  const scale = metric.group === 'framework_coverage' ? 100 : 1;
+  return { value: (v) => formatPercent(v / scale), change: (v) => formatLift(v / scale) };
+}
+
+function metricName(metric: MetricDelta): string {
+  return metric.group === 'overall'
+    ? (OVERALL_LABEL[metric.key] ?? markdownCode(metric.key))
+    : `${GROUP_LABEL[metric.group]}: ${markdownCode(metric.key)}`;
+}
+
 function metricTable(metrics: readonly MetricDelta[]): string[] {
-  // Metrics unknown on both sides say nothing in a table (the JSON keeps them).
-  const shown = metrics.filter((metric) => metric.from !== null || metric.to !== null);
+  // Metrics unknown on both sides for no stated reason say nothing in a table (the JSON keeps them).
+  const shown = metrics.filter((m) => m.from !== null || m.to !== null || m.excluded !== null);
   if (shown.length === 0) return [];
   const lines = ['| Metric | Before | After | Change |', '| --- | ---: | ---: | ---: |'];
   for (const metric of shown) {
-    const name =
-      metric.group === 'overall' ? metric.key : `${metric.group.replace(/_/g, ' ')}: ${metric.key}`;
-    const before = metric.presence === 'added' ? '—' : number(metric.from);
-    const after = metric.presence === 'removed' ? '—' : number(metric.to);
-    const change = metric.presence === 'both' ? signed(metric.delta) : metric.presence;
-    lines.push(`| ${escapeMarkdownText(name)} | ${before} | ${after} | ${change} |`);
+    const format = metricFormat(metric);
+    const side = (value: number | null, which: 'from' | 'to'): string => {
+      if (metric.excluded === which) return 'excluded';
+      if (
+        (which === 'from' && metric.presence === 'added') ||
+        (which === 'to' && metric.presence === 'removed')
+      )
+        return '—';
+      return value === null ? 'unknown' : format.value(value);
+    };
+    const change =
+      metric.excluded !== null
+        ? 'unknown (excluded)'
+        : metric.presence !== 'both'
+          ? metric.presence
+          : metric.delta === null
+            ? 'unknown'
+            : format.change(metric.delta);
+    lines.push(
+      `| ${metricName(metric)} | ${side(metric.from, 'from')} | ${side(metric.to, 'to')} | ${change} |`,
+    );
   }
   return [...lines, ''];
 }
@@ -164,13 +267,13 @@ function findingTable(title: string, rows: { finding: FindingRecord; note: strin
   ];
   for (const { finding, note } of rows.slice(0, MARKDOWN_LIST_LIMIT)) {
     const cells = [
-      escapeMarkdownText(finding.severity),
+      cellText(finding.severity),
       number(finding.score),
-      escapeMarkdownText(finding.attack_name),
-      escapeMarkdownText(finding.goal_category ?? '—'),
-      escapeMarkdownText(finding.assessment_name ?? finding.assessment_id),
-      escapeMarkdownText(truncate(finding.goal, GOAL_MAX_CHARS)),
-      escapeMarkdownText(note || '—'),
+      codeOrDash(finding.attack_name),
+      codeOrDash(finding.goal_category),
+      cellText(finding.assessment_name ?? finding.assessment_id),
+      cellText(truncate(finding.goal, GOAL_MAX_CHARS)),
+      cellText(note || '—'),
     ];
     lines.push(`| ${cells.join(' | ')} |`);
   }
@@ -189,6 +292,11 @@ function keyList(keys: readonly string[]): string {
   return keys.length === 0 ? '—' : keys.map(markdownCode).join(', ');
 }
 
+/** An identifier as a code span; "—" when there is none. */
+function codeOrDash(text: string | null): string {
+  return text === null || text === '' ? '—' : markdownCode(text);
+}
+
 function truncate(text: string, max: number): string {
   const chars = Array.from(text);
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
@@ -196,10 +304,4 @@ function truncate(text: string, max: number): string {
 
 function number(value: number | null): string {
   return value === null ? 'unknown' : String(Math.round(value * 10_000) / 10_000);
-}
-
-function signed(value: number | null): string {
-  if (value === null) return 'unknown';
-  const rounded = Math.round(value * 10_000) / 10_000;
-  return rounded > 0 ? `+${rounded}` : String(rounded);
 }

@@ -3,6 +3,11 @@
  * coverage per framework and evaluation pass rates. A metric that is unknown on either side (null:
  * absent in an older snapshot or excluded by an analytics warning) has a null delta — never a
  * difference against 0.
+ *
+ * An analytics warning keeps an assessment's erroneous slice out of the warehouse, so a category or
+ * framework seen only in that slice is simply missing on that side. Missing there is not "added" or
+ * "removed": when the side had exclusions in the slice the metric comes from, the key counts as
+ * compared on both sides with an unknown value there, and `excluded` names that side.
  */
 
 /** The figures of one project in one snapshot that the diff compares. */
@@ -19,6 +24,25 @@ export interface ProjectMetrics {
 
 export type MetricGroup = 'overall' | 'category_asr' | 'framework_coverage' | 'evaluation_pass_rate';
 
+/**
+ * The assessment slice (analytics_warnings.slice) each keyed group is computed from. The overall
+ * figures are the service's own project values and evaluation pass rates are not per assessment, so
+ * no exclusion can hide one of their keys.
+ */
+const SOURCE_SLICE: Partial<Record<MetricGroup, string>> = {
+  category_asr: 'asr_by_category',
+  framework_coverage: 'compliance_matrix',
+};
+
+/** The slices whose exclusions can make a metric key unknown (see `excluded` on MetricDelta). */
+export const METRIC_SLICES: readonly string[] = Object.values(SOURCE_SLICE);
+
+/** Per side, the slices of which an analytics warning excluded at least one assessment. */
+export interface ExcludedSlices {
+  from: readonly string[];
+  to: readonly string[];
+}
+
 export interface MetricDelta {
   group: MetricGroup;
   /** overall_asr / risk_score for the overall group, else the category, framework or job name. */
@@ -27,20 +51,36 @@ export interface MetricDelta {
   to: number | null;
   /** to − from; null when either side is unknown. */
   delta: number | null;
-  /** added: only in `to`; removed: only in `from`. */
+  /**
+   * added: only in `to`; removed: only in `from` (the other side had all its data). both: compared on
+   * both sides, either of which may be unknown (null).
+   */
   presence: 'both' | 'added' | 'removed';
+  /**
+   * The side whose value is unknown because an analytics warning excluded the data it comes from
+   * (the key is missing there and that side has exclusions in the source slice); null otherwise.
+   */
+  excluded: 'from' | 'to' | null;
 }
 
+const NONE_EXCLUDED: ExcludedSlices = { from: [], to: [] };
+
 /** Every metric of either side, in group order then key order. Values rounded to 6 decimals. */
-export function metricDeltas(from: ProjectMetrics | null, to: ProjectMetrics): MetricDelta[] {
+export function metricDeltas(
+  from: ProjectMetrics | null,
+  to: ProjectMetrics,
+  excluded: ExcludedSlices = NONE_EXCLUDED,
+): MetricDelta[] {
   const deltas: MetricDelta[] = [
     delta('overall', 'overall_asr', from?.overall_asr, to.overall_asr, from !== null),
     delta('overall', 'risk_score', from?.risk_score, to.risk_score, from !== null),
   ];
-  deltas.push(...keyed('category_asr', from?.asr_by_category ?? null, to.asr_by_category));
-  deltas.push(...keyed('framework_coverage', from?.coverage_by_framework ?? null, to.coverage_by_framework));
+  deltas.push(...keyed('category_asr', from?.asr_by_category ?? null, to.asr_by_category, excluded));
   deltas.push(
-    ...keyed('evaluation_pass_rate', from?.evaluation_pass_rates ?? null, to.evaluation_pass_rates),
+    ...keyed('framework_coverage', from?.coverage_by_framework ?? null, to.coverage_by_framework, excluded),
+  );
+  deltas.push(
+    ...keyed('evaluation_pass_rate', from?.evaluation_pass_rates ?? null, to.evaluation_pass_rates, excluded),
   );
   return deltas;
 }
@@ -49,13 +89,20 @@ function keyed(
   group: MetricGroup,
   from: Record<string, number | null> | null,
   to: Record<string, number | null>,
+  excluded: ExcludedSlices,
 ): MetricDelta[] {
+  const slice = SOURCE_SLICE[group];
+  // Without a previous snapshot nothing was excluded there: every key is simply new.
+  const fromExcluded = from !== null && slice !== undefined && excluded.from.includes(slice);
+  const toExcluded = slice !== undefined && excluded.to.includes(slice);
   const keys = [...new Set([...Object.keys(from ?? {}), ...Object.keys(to)])].sort();
   return keys.map((key) => {
     const inFrom = from !== null && Object.hasOwn(from, key);
     const inTo = Object.hasOwn(to, key);
     const entry = delta(group, key, inFrom ? from[key] : undefined, inTo ? to[key] : undefined, inFrom);
-    return { ...entry, presence: inFrom && inTo ? 'both' : inTo ? 'added' : 'removed' };
+    const unknownSide = !inFrom && fromExcluded ? 'from' : !inTo && toExcluded ? 'to' : null;
+    const presence = (inFrom && inTo) || unknownSide !== null ? 'both' : inTo ? 'added' : 'removed';
+    return { ...entry, presence, excluded: unknownSide };
   });
 }
 
@@ -75,6 +122,7 @@ function delta(
     to: b,
     delta: a === null || b === null ? null : round(b - a),
     presence: fromPresent ? 'both' : 'added',
+    excluded: null,
   };
 }
 

@@ -7,24 +7,36 @@
  *
  * Findings of assessments whose attack runs an analytics warning excluded (in either snapshot) are
  * unknown, not gone: they are left out of both sides and listed, so nothing is reported as resolved
- * just because its data was unusable.
+ * just because its data was unusable. Likewise a category or framework missing on a side whose
+ * source slice had exclusions is unknown there, not added or removed (metric-deltas.ts). Every such
+ * exclusion, per snapshot, is in the project's `data_quality` notes.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError } from '../errors.js';
 import { diffFindings, type FindingLifecycle } from './finding-lifecycle.js';
-import { metricDeltas } from './metric-deltas.js';
+import { METRIC_SLICES, metricDeltas } from './metric-deltas.js';
 import { diffSchemaDrift } from './schema-drift-diff.js';
-import { DIFF_FORMAT, projectDiff, type DiffSnapshotRef, type SnapshotDiff } from './diff-report.js';
+import {
+  DIFF_FORMAT,
+  exclusionNotes,
+  projectDiff,
+  type DiffSnapshotRef,
+  type SnapshotDiff,
+} from './diff-report.js';
 import {
   findProject,
   projectsInSnapshot,
   readFindingRecords,
   readProjectMetrics,
   readSchemaDrift,
+  sliceExclusions,
   snapshotInfo,
   type ProjectRef,
   type SliceExclusion,
 } from './warehouse-source.js';
+
+/** The slices the diff compares: attack runs (findings) and those behind the metrics. */
+const DIFF_SLICES: readonly string[] = ['attack_runs', ...METRIC_SLICES];
 
 export interface DiffSnapshotsOptions {
   /** The earlier snapshot; null diffs against nothing (every open finding is new). */
@@ -50,14 +62,24 @@ export async function diffSnapshots(
       to.snapshot_id,
       project,
     );
+    const earlier = from !== null && previous !== null ? { id: from.snapshot_id, project: previous } : null;
+    // The same analytics_warnings rows the gates and reports use, for every slice the diff compares.
+    const fromExcluded =
+      earlier === null ? [] : await sliceExclusions(conn, earlier.id, earlier.project, DIFF_SLICES);
+    const toExcluded = await sliceExclusions(conn, to.snapshot_id, project, DIFF_SLICES);
     const metrics = metricDeltas(
-      from !== null && previous !== null ? await readProjectMetrics(conn, from.snapshot_id, previous) : null,
+      earlier === null ? null : await readProjectMetrics(conn, earlier.id, earlier.project),
       await readProjectMetrics(conn, to.snapshot_id, project),
+      { from: fromExcluded.map((e) => e.field), to: toExcluded.map((e) => e.field) },
     );
     diffs.push(
       projectDiff(project.key, lifecycle, metrics, {
         in_previous: from === null ? null : previous !== null,
         excluded,
+        data_quality: [
+          ...(earlier === null ? [] : exclusionNotes(earlier.id, fromExcluded)),
+          ...exclusionNotes(to.snapshot_id, toExcluded),
+        ],
       }),
     );
   }
