@@ -78,7 +78,9 @@ function serviceSaid(fields: HttpErrorFields): string {
   }
   if ((fields.errors?.length ?? 0) > 5) parts.push(`… and ${(fields.errors?.length ?? 0) - 5} more`);
   if (parts.length === 0 && fields.bodySnippet) parts.push(`non-JSON body: "${fields.bodySnippet}"`);
-  return parts.join('; ');
+  // The service's detail is usually a sentence ending in "."; the messages add their own full stop after
+  // this clause ("… not found in workspace 'main'. Check …"), so drop its one to avoid "..".
+  return parts.join('; ').replace(/(?<!\.)\.$/, '');
 }
 
 /** Everything a non-2xx answer carried. */

@@ -6,6 +6,7 @@ import yargs from 'yargs';
 import { CliError, EXIT, InterruptedError, STOP_SIGNALS, UsageError } from '../errors.js';
 import { commands } from './commands/index.js';
 import { processIO, type CliIO } from './io.js';
+import { nearestKey } from '../nearest-name.js';
 import { VERSION } from '../version.js';
 
 export async function main(argv: readonly string[], io?: CliIO): Promise<number> {
@@ -27,7 +28,7 @@ export async function main(argv: readonly string[], io?: CliIO): Promise<number>
       // yargs prints help and swallows the error when a handler rejects; rethrow so the boundary below
       // reports it instead (STYLE.md, "One error boundary").
       .fail((message, error) => {
-        throw error ?? new UsageError(message);
+        throw error ?? new UsageError(withTypoHints(message, argv));
       });
     for (const definition of commands) {
       parser = parser.command({
@@ -69,6 +70,67 @@ function abortOnStopSignals(controller: AbortController): () => void {
 function commandNameIn(argv: readonly string[]): string | undefined {
   const first = argv.find((arg) => !arg.startsWith('-'));
   return commands.find((definition) => definition.command.split(' ')[0] === first) ? first : undefined;
+}
+
+/**
+ * Makes yargs' usage messages say what was wrong and what was probably meant: its command suggestion
+ * alone ("Did you mean snapshot?") does not say the command is unknown, and it suggests nothing for a
+ * mistyped option, which with a required option reads as "Missing required argument: db".
+ */
+function withTypoHints(message: string, argv: readonly string[]): string {
+  const recommended = /^Did you mean (\S+)\?$/.exec(message);
+  if (recommended) {
+    const typed = argv.find((arg) => !arg.startsWith('-')) ?? '';
+    return `Unknown command: ${typed}. Did you mean ${recommended[1]}?`;
+  }
+  const known = knownOptions(commandNameIn(argv));
+  const hints = typedOptions(argv)
+    // yargs also accepts --base-url as --baseUrl.
+    .filter((name) => !known.has(name) && !known.has(name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)))
+    .flatMap((name) => {
+      const closest = nearestKey(name, known);
+      return closest === undefined ? [] : [{ typed: name, closest }];
+    });
+  const text = dedupeUnknownArguments(message);
+  if (hints.length === 0) return text;
+  return `${text}. Did you mean ${hints.map((h) => `--${h.closest} instead of --${h.typed}`).join(', ')}?`;
+}
+
+/** yargs lists a kebab-case option twice ("bse-url, bseUrl"); keep the form the user typed. */
+function dedupeUnknownArguments(message: string): string {
+  const match = /^(Unknown arguments?): (.*)$/.exec(message);
+  if (!match) return message;
+  const names = (match[2] ?? '').split(', ');
+  const kebab = new Set(names.filter((n) => n.includes('-')).map(camelCase));
+  const kept = names.filter((n) => !kebab.has(n));
+  return `Unknown argument${kept.length === 1 ? '' : 's'}: ${kept.join(', ')}`;
+}
+
+function camelCase(name: string): string {
+  return name.replace(/-(.)/g, (_, c: string) => c.toUpperCase());
+}
+
+/** Option names the user typed (`--dbb x`, `--dbb=x`, `-x`), up to a `--` that ends the options. */
+function typedOptions(argv: readonly string[]): string[] {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end))
+    .filter((arg) => /^--?[^-]/.test(arg))
+    .map((arg) => arg.replace(/^--?/, '').split('=')[0] ?? '')
+    .map((name) => name.replace(/^no-/, ''));
+}
+
+/** The options of `command` (or only the global ones), as its builder declares them; positionals left out. */
+function knownOptions(command: string | undefined): Set<string> {
+  const known = new Set(['help', 'version', 'debug']);
+  const definition = commands.find((d) => d.command.split(' ')[0] === command);
+  if (!definition) return known;
+  const positionals = new Set([...definition.command.matchAll(/[<[]([^\]>.]+)/g)].map((m) => m[1]));
+  // getOptions() is public on the yargs instance but missing from its type declarations.
+  const parser = definition.builder(yargs([])) as unknown as {
+    getOptions(): { key: Record<string, unknown> };
+  };
+  for (const name of Object.keys(parser.getOptions().key)) if (!positionals.has(name)) known.add(name);
+  return known;
 }
 
 function reportError(error: unknown, io: CliIO, debug: boolean, command: string | undefined): number {

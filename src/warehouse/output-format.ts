@@ -4,7 +4,7 @@
  * - csv: cells starting with = + - @ (or tab / carriage return) get a leading ' so spreadsheets do
  *   not run them as formulas (OWASP CSV injection); `raw` turns this off.
  * - markdown: | and \ * _ ` [ ] < > & are escaped, newlines become <br>, control and bidi characters
- *   are shown as \u escapes — no cell can break the table or inject HTML.
+ *   are shown as \u escapes — no cell can break the table or inject HTML. No rows: "(0 rows)" below.
  * - table (terminal): control and bidi characters shown as \u escapes (no terminal escape sequences),
  *   long cells cut.
  * - json / ndjson: exact values; JSON columns embedded as JSON.
@@ -83,7 +83,10 @@ function formatMarkdown(result: QueryResult): string {
   const header = line(result.columns.map((c) => escapeMarkdownCell(c.name)));
   const rule = line(result.columns.map(() => '---'));
   const body = result.rows.map((row) => line(row.map((v) => escapeMarkdownCell(cellText(v)))));
-  return `${[header, rule, ...body].join('\n')}\n`;
+  // A bare header reads like cut-off output, so say "(0 rows)" as the table format does — after a blank
+  // line, which ends the table: a line straight below it would be rendered as one more row.
+  const empty = result.rows.length === 0 ? ['', '(0 rows)'] : [];
+  return `${[header, rule, ...body, ...empty].join('\n')}\n`;
 }
 
 function truncate(text: string, max: number): string {

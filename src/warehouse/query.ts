@@ -3,7 +3,7 @@
  * numbers when exact (else decimal strings), timestamps as ISO 8601 text, lists as arrays, JSON
  * columns as their text (or parsed, on request).
  */
-import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
+import { DuckDBTypeId, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import { CliError, UsageError } from '../errors.js';
 import { openWarehouse, requireDatabase } from './db.js';
 import { checkSchema } from './ddl.js';
@@ -83,7 +83,27 @@ function oneLineError(error: unknown): string {
 }
 
 /**
- * Runs `sql` (one or more statements; the last one's rows are returned) on a read-only connection.
+ * Refuses SQL holding more than one statement: DuckDB would run them all and return only the last
+ * one's rows, so the others' results would be lost without a word. SQL that DuckDB cannot split (a
+ * syntax error, only comments) is left for the run itself to report in DuckDB's words.
+ */
+async function requireOneStatement(conn: DuckDBConnection, sql: string, label: string): Promise<void> {
+  let count: number;
+  try {
+    count = (await conn.extractStatements(sql)).count;
+  } catch {
+    return;
+  }
+  if (count > 1) {
+    throw new UsageError(
+      `${label} holds ${count} SQL statements; only one is allowed per query (the results of all but ` +
+        'the last would be lost). Run one statement per query.',
+    );
+  }
+}
+
+/**
+ * Runs `sql`, a single statement, on a read-only connection; more than one is a usage error.
  * `label` names it in errors ("Query failed: …", "Named query @x failed: …").
  */
 export async function runQuery(dbPath: string, sql: string, label = 'Query'): Promise<QueryResult> {
@@ -92,6 +112,7 @@ export async function runQuery(dbPath: string, sql: string, label = 'Query'): Pr
   const warehouse = await openWarehouse(dbPath, { readOnly: true });
   try {
     await checkSchema(warehouse.conn, dbPath);
+    await requireOneStatement(warehouse.conn, sql, label);
     let reader;
     try {
       reader = await warehouse.conn.runAndReadAll(sql);
@@ -107,6 +128,49 @@ export async function runQuery(dbPath: string, sql: string, label = 'Query'): Pr
       .getRowsJson()
       .map((row) => row.map((value, i) => (types[i] ? normalize(value, types[i]) : value)));
     return { columns, rows };
+  } finally {
+    warehouse.close();
+  }
+}
+
+/** One row of load_warnings, as `load` shows it. */
+export interface LoadWarningRow {
+  snapshotId: string;
+  code: string;
+  message: string;
+  file: string | null;
+}
+
+/**
+ * The first `limit` load warnings of the given snapshots: snapshots in the order given, each one's
+ * warnings in the order they were recorded. Values are bound, never spliced into the SQL.
+ */
+export async function readLoadWarnings(
+  dbPath: string,
+  snapshotIds: readonly string[],
+  limit: number,
+): Promise<LoadWarningRow[]> {
+  const found: LoadWarningRow[] = [];
+  if (snapshotIds.length === 0 || limit <= 0) return found;
+  requireDatabase(dbPath);
+  const warehouse = await openWarehouse(dbPath, { readOnly: true });
+  try {
+    for (const snapshotId of snapshotIds) {
+      if (found.length >= limit) break;
+      const reader = await warehouse.conn.runAndReadAll(
+        'SELECT code, message, file FROM load_warnings WHERE snapshot_id = $id ORDER BY ordinal LIMIT $limit',
+        { id: snapshotId, limit: limit - found.length },
+      );
+      for (const [code, message, file] of reader.getRowsJson()) {
+        found.push({
+          snapshotId,
+          code: typeof code === 'string' ? code : '',
+          message: typeof message === 'string' ? message : '',
+          file: typeof file === 'string' ? file : null,
+        });
+      }
+    }
+    return found;
   } finally {
     warehouse.close();
   }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
+import { NotFoundError } from '../../src/api/errors.js';
 import type { UpdateFindingRequest } from '../../src/api/schemas.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { triageFinding } from '../../src/triage/triage-finding.js';
@@ -178,9 +179,32 @@ describe('triage FINDING_ID', () => {
       `PATCH /api/v1/org/${sim.org}/ws/${sim.workspace}/airt/findings/${missing} failed with 404`,
     );
     expect(result.err).toContain('Check the organization, workspace');
+    // One full stop after the service's sentence, and the hint says where finding ids come from.
+    expect(result.err).toContain(
+      `not_found_error: Finding '${missing}' not found in workspace '${sim.workspace}'. Check`,
+    );
+    expect(result.err).not.toContain('..');
+    expect(result.err).toContain('a finding id is the attack_run_id of a finding in the warehouse');
+    expect(result.err).toContain(
+      'airt-report query "SELECT attack_run_id, attack_name, severity FROM latest_findings"',
+    );
+    expect(result.err).not.toContain('project, assessment');
     expect(await readJournalLines(journalFile(dir))).toMatchObject([
       { outcome: 'failed', http_status: 404, finding: null },
     ]);
+  });
+
+  it('ends the service\'s sentence once in any 404 message (no "..")', () => {
+    const target = { method: 'GET', path: '/api/v1/org/acme/ws/main/airt/projects/nope' };
+    const sentence = new NotFoundError(
+      target,
+      { status: 404, type: 'not_found_error', detail: 'No such project.' },
+      1,
+    );
+    expect(sentence.message).toBe(
+      'GET /api/v1/org/acme/ws/main/airt/projects/nope failed with 404 not found: not_found_error: No such project. ' +
+        'Check the organization, workspace and the project, assessment or finding id.',
+    );
   });
 
   it('reports a 403 for a read-only token clearly, exit 1, and changes nothing', async () => {

@@ -1,11 +1,12 @@
 /**
  * `airt-report load SNAPSHOT_DIR… --db FILE [--force] [--journal FILE]`: load snapshots (and a triage
- * journal) into the DuckDB warehouse. Idempotent; one transaction per snapshot. Progress on stderr, a
- * summary of rows per table and warnings on stdout.
+ * journal) into the DuckDB warehouse. Idempotent; one transaction per snapshot. Progress and the load's
+ * warnings (the first few; all are in load_warnings) on stderr, a summary of rows per table on stdout.
  */
 import path from 'node:path';
 import { EXIT, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
+import type { LoadWarningRow } from '../../warehouse/query.js';
 
 interface LoadArgs {
   dirs?: string[] | undefined;
@@ -83,9 +84,48 @@ export const loadCommand = defineCommand<LoadArgs>({
       );
       for (const w of j.warnings) lines.push(`  warning: ${show(w)}`);
     }
-    const warned = result.snapshots.some((s) => s.warnings > 0);
-    if (warned) lines.push(`Warnings: SELECT * FROM load_warnings ORDER BY snapshot_id, ordinal`);
     io.stdout(`${lines.join('\n')}\n`);
+    const warned = result.snapshots.filter((s) => s.warnings > 0);
+    const total = warned.reduce((sum, s) => sum + s.warnings, 0);
+    if (total > 0) {
+      const { readLoadWarnings } = await import('../../warehouse/query.js');
+      const shown = await readLoadWarnings(
+        path.resolve(io.cwd, args.db),
+        warned.map((s) => s.snapshotId),
+        MAX_WARNINGS_SHOWN,
+      );
+      io.stderr(formatLoadWarnings(shown, total, warned.length > 1, neutralizeControls));
+    }
     return EXIT.ok;
   },
 });
+
+/** Warnings printed after a load; the rest are left in the load_warnings table. */
+export const MAX_WARNINGS_SHOWN = 10;
+
+const ALL_WARNINGS_SQL =
+  'SELECT snapshot_id, code, message, file FROM load_warnings ORDER BY snapshot_id, ordinal';
+
+/**
+ * The load's warnings for stderr, one line each (`warning: code: message`, prefixed with the snapshot
+ * id when several snapshots warned), then how many more there are and the query that lists them all.
+ * Messages quote snapshot and service text, so control characters are neutralized (`show`) and line
+ * breaks shown as \n: each warning stays on its line and cannot drive the terminal.
+ */
+export function formatLoadWarnings(
+  shown: readonly LoadWarningRow[],
+  total: number,
+  nameSnapshots: boolean,
+  show: (text: string) => string,
+): string {
+  const oneLine = (text: string, max: number): string => {
+    const flat = show(text).replace(/\r?\n|\r/g, '\\n');
+    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  };
+  const lines = shown.map(
+    (w) =>
+      `warning: ${nameSnapshots ? `${oneLine(w.snapshotId, 80)}: ` : ''}${oneLine(w.code, 60)}: ${oneLine(w.message, 300)}`,
+  );
+  if (total > shown.length) lines.push(`… and ${total - shown.length} more: ${ALL_WARNINGS_SQL}`);
+  return `${lines.join('\n')}\n`;
+}

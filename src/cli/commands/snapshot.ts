@@ -4,7 +4,7 @@
  * snapshot directory. Exit 3 when the snapshot is partial (some requests failed), still usable.
  */
 import path from 'node:path';
-import { CliError, PartialResultError } from '../../errors.js';
+import { PartialResultError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
 
@@ -89,12 +89,6 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
       io.stderr(
         `snapshot: ${manifest.warnings.length} warning(s): ${neutralizeControls(summary)} (see manifest.json)\n`,
       );
-    }
-    if (result.status === 'partial' && manifest.files.length === 0) {
-      // Every request failed (service unreachable, wrong address): an empty "partial" snapshot is not
-      // usable, so this is a failure, not exit 3. The directory is kept so --resume can fill it.
-      const first = manifest.failed_requests[0]?.error ?? 'every request failed';
-      throw new CliError(`Nothing was fetched, so there is no snapshot: ${neutralizeControls(first)}`);
     }
     io.stdout(`${result.dir}\n`);
     if (result.status === 'partial') {

@@ -10,6 +10,7 @@ import { abortExitCode, CliError, interruptionText, PartialResultError, UsageErr
 import { defineCommand } from '../command.js';
 import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
 import type { CliIO } from '../io.js';
+import type { NotFoundError } from '../../api/errors.js';
 
 interface TriageArgs extends ConnectionArgs {
   target: string;
@@ -115,12 +116,14 @@ async function runSingle(args: TriageArgs, io: CliIO, journalPath: string | unde
   }
   // Validation passed: only now resolve the connection and load the client.
   const connection = resolveConnection(args, io);
-  const [{ createApiClient }, { triageFinding }, format, { DEFAULT_JOURNAL_PATH }] = await Promise.all([
-    import('../../api/client.js'),
-    import('../../triage/triage-finding.js'),
-    import('../../triage/format-finding.js'),
-    import('../../triage/journal.js'),
-  ]);
+  const [{ createApiClient }, { triageFinding }, format, { DEFAULT_JOURNAL_PATH }, { isNotFoundError }] =
+    await Promise.all([
+      import('../../api/client.js'),
+      import('../../triage/triage-finding.js'),
+      import('../../triage/format-finding.js'),
+      import('../../triage/journal.js'),
+      import('../../api/errors.js'),
+    ]);
   const client = createApiClient({
     baseUrl: connection.baseUrl,
     token: connection.token,
@@ -138,6 +141,8 @@ async function runSingle(args: TriageArgs, io: CliIO, journalPath: string | unde
       change: result.change,
       journalPath: journalPath ?? DEFAULT_JOURNAL_PATH,
       cwd: io.cwd,
+    }).catch((error: unknown) => {
+      throw isNotFoundError(error) ? findingNotFound(error, terminalSafe) : error;
     });
     io.stdout(args.json ? format.formatTriageResultJson(outcome) : format.formatTriageResultTable(outcome));
     if (outcome.warning !== undefined) {
@@ -260,6 +265,28 @@ async function runApply(args: TriageArgs, io: CliIO, journalPath: string | undef
     throw new PartialResultError(message);
   }
   return 0;
+}
+
+/**
+ * A 404 on the finding: the client's message names the project and assessment ids too; here only the
+ * finding id can be wrong, and the id users need is the warehouse's attack_run_id, so say where to find it.
+ */
+function findingNotFound(
+  error: NotFoundError,
+  terminalSafe: (text: string, max?: number) => string,
+): CliError {
+  const said = [error.type, error.detail]
+    .filter((s): s is string => Boolean(s))
+    .map((s) => terminalSafe(s, 300))
+    .join(': ')
+    .replace(/(?<!\.)\.$/u, '');
+  return new CliError(
+    `${error.request} failed with 404 not found${said ? `: ${said}` : ''}. Check the organization, workspace ` +
+      '(--org, --workspace) and the finding id: a finding id is the attack_run_id of a finding in the ' +
+      'warehouse, e.g. airt-report query "SELECT attack_run_id, attack_name, severity FROM latest_findings" --db DB',
+    undefined,
+    { cause: error },
+  );
 }
 
 /** A flag's single string value; yargs turns a repeated flag into an array, which we refuse. */
