@@ -233,6 +233,8 @@ export async function reportsStep(state: RunState): Promise<void> {
           project: report.project ?? undefined,
           // Portfolio reports cover every project's newest snapshot; the others this run's snapshot.
           snapshot: report.kind === 'portfolio' ? undefined : snapshot.snapshotId,
+          // "Since last snapshot" compares with the same gated baseline as the run's diff and gates.
+          since: state.previousSnapshotId,
           framework: report.framework ?? undefined,
         });
         models.set(key, model);

@@ -26,6 +26,12 @@ export interface ModelRequest {
   snapshot?: string | undefined;
   /** Compliance framework key (compliance only); default: every framework in the data. */
   framework?: string | undefined;
+  /**
+   * The snapshot the executive report's "Since last snapshot" section compares with (a run passes its
+   * gated baseline, so the report agrees with its diff and gates); null: none, the section is left
+   * out. Default: the newest earlier snapshot of the workspace that holds the project.
+   */
+  since?: string | null | undefined;
   /** Trials a category needs without a success to count as passing (default 10). */
   minTrials?: number | undefined;
   /** Version shown as the renderer in the provenance footer (default: this tool's). */
@@ -61,7 +67,7 @@ export async function buildModel(conn: DuckDBConnection, request: ModelRequest):
   if (request.kind === 'executive') {
     return withExecutiveNarrative({
       ...(await executiveSections(conn, scope)),
-      sinceLastSnapshot: await readSinceLastSnapshot(conn, scope),
+      sinceLastSnapshot: await readSinceLastSnapshot(conn, scope, request.since),
       dataQuality,
       provenance,
     });

@@ -171,7 +171,7 @@ describe('an interrupted run', () => {
       {
         connection: { base_url: sim.url, org: sim.org, workspace: sim.workspace },
         gates: GATES,
-        reports: [],
+        reports: [{ kind: 'executive', formats: ['md'] }],
       },
       dir,
     );
@@ -223,6 +223,11 @@ describe('an interrupted run', () => {
     expect(third.exitCode).toBe(0);
     expect(third.summary.previous_snapshot_id).toBe(firstId);
     expect(third.summary.counts.findings_regressed).toBeGreaterThanOrEqual(1);
+    // Its executive report's "Since last snapshot" compares with the same baseline.
+    const reports = third.summary.paths.reports.filter((file) => file.endsWith('.md'));
+    expect(reports.length).toBeGreaterThan(0);
+    for (const report of reports)
+      expect(await readFile(report, 'utf8')).toContain(`previous snapshot of this project, \`${firstId}\``);
     expect(await readGatedBaseline(config.database, sim.org, sim.workspace)).toMatchObject({
       snapshot_id: third.summary.snapshot.id,
     });

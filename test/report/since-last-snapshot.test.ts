@@ -90,6 +90,15 @@ describe('sinceLastSnapshot from the warehouse', () => {
     expect(other?.counts).toEqual({ new: 0, resolved: 0, regressed: 0, persisting: 2 });
   });
 
+  it('compares with the snapshot a run passes as its baseline, or with none', async () => {
+    const build = (since: string | null) =>
+      buildModel(two.conn, { kind: 'executive', project: 'payments-bot', since }) as Promise<ExecutiveModel>;
+    const explicit = (await build(FIRST)).sinceLastSnapshot;
+    expect(explicit?.previous.snapshotId).toBe(FIRST);
+    expect(explicit?.counts).toEqual({ new: 2, resolved: 0, regressed: 0, persisting: 2 });
+    expect((await build(null)).sinceLastSnapshot).toBeNull();
+  });
+
   it('is null for the first snapshot of a project and in a database with a single snapshot', async () => {
     expect((await executive(two, 'payments-bot', FIRST)).sinceLastSnapshot).toBeNull();
     expect((await executive(one, 'payments-bot')).sinceLastSnapshot).toBeNull();

@@ -14,14 +14,16 @@ import type { ProjectScope } from './scope.js';
 const MAX_SNAPSHOTS_BACK = 1000;
 
 /**
- * The section for one project in one snapshot; null when no earlier snapshot of the workspace holds
- * the project (the first snapshot of it says nothing about changes).
+ * The section for one project in one snapshot, compared with `since` (null: no section) or by default
+ * the newest earlier snapshot of the workspace that holds the project; null when there is none (the
+ * first snapshot of it says nothing about changes).
  */
 export async function readSinceLastSnapshot(
   conn: DuckDBConnection,
   scope: ProjectScope,
+  since?: string | null,
 ): Promise<SinceLastSnapshot | null> {
-  const previous = await previousSnapshotOfProject(conn, scope);
+  const previous = since === undefined ? await previousSnapshotOfProject(conn, scope) : since;
   if (previous === null) return null;
   const diff = await diffSnapshots(conn, {
     from: previous,
