@@ -83,8 +83,8 @@ function oneLineError(error: unknown): string {
 }
 
 /**
- * Refuses SQL holding more than one statement: DuckDB would run them all and return only the last
- * one's rows, so the others' results would be lost without a word. SQL that DuckDB cannot split (a
+ * Refuses SQL holding more than one statement: DuckDB would run them all but hand back one result,
+ * so the others' would be lost without a word. SQL that DuckDB cannot split (a
  * syntax error, only comments) is left for the run itself to report in DuckDB's words.
  */
 async function requireOneStatement(conn: DuckDBConnection, sql: string, label: string): Promise<void> {
@@ -96,8 +96,8 @@ async function requireOneStatement(conn: DuckDBConnection, sql: string, label: s
   }
   if (count > 1) {
     throw new UsageError(
-      `${label} holds ${count} SQL statements; only one is allowed per query (the results of all but ` +
-        'the last would be lost). Run one statement per query.',
+      `${label} holds ${count} SQL statements, but a query shows one result and the others would be ` +
+        'lost. Run one statement per query.',
     );
   }
 }
