@@ -106,7 +106,7 @@ describe('portfolio data quality', () => {
 
 describe('framework category titles', () => {
   it('titles every category the taxonomy lists, except an ATLAS id whose name is not confirmed', () => {
-    const taxonomy = readFileSync(new URL('../../../shared/TAXONOMY.md', import.meta.url), 'utf8');
+    const taxonomy = readFileSync(new URL('../../docs/reference/TAXONOMY.md', import.meta.url), 'utf8');
     for (const framework of FRAMEWORKS) {
       expect(taxonomy).toContain(`\`${framework.key}\``);
       for (const category of framework.categories) {
