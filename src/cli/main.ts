@@ -149,14 +149,19 @@ function reportError(error: unknown, io: CliIO, debug: boolean, command: string 
   return EXIT.failure;
 }
 
-const invokedDirectly =
-  process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
-if (invokedDirectly) {
-  // A reader that stops early (`airt-report query … | head`) closes the pipe: not an error worth a
-  // stack trace. Stop quietly; any other stdout failure is still reported.
+/**
+ * The process entry point shared by the installed binary (bin/airt-report.js) and `tsx src/cli/main.ts`,
+ * so both stop the same way. A reader that stops early (`airt-report query … | head`) closes the pipe:
+ * not an error worth a stack trace. Stop quietly; any other stdout failure is still reported.
+ */
+export async function runCli(argv: readonly string[]): Promise<void> {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;
     process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok);
   });
-  process.exitCode = await main(process.argv.slice(2));
+  process.exitCode = await main([...argv]);
 }
+
+const invokedDirectly =
+  process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (invokedDirectly) await runCli(process.argv.slice(2));

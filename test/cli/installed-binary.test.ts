@@ -1,0 +1,86 @@
+/**
+ * The installed binary (bin/airt-report.js over the compiled dist/), not the tsx entry the other CLI
+ * tests spawn: what a user who ran `npm ci` or `npm link` actually executes.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../helpers/temp-dirs.js';
+import { FIXTURES } from '../warehouse/helpers.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = path.join(ROOT, 'bin/airt-report.js');
+const run = promisify(execFile);
+
+async function newestMtime(dir: string): Promise<number> {
+  let newest = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    newest = Math.max(newest, (await stat(path.join(entry.parentPath, entry.name))).mtimeMs);
+  }
+  return newest;
+}
+
+/** dist/ is built by `npm ci` (prepare); rebuild only when a source file is newer than it. */
+async function ensureBuilt(): Promise<void> {
+  const built = await stat(path.join(ROOT, 'dist/cli/main.js')).then(
+    (s) => s.mtimeMs,
+    () => 0,
+  );
+  if (built >= (await newestMtime(path.join(ROOT, 'src')))) return;
+  await run(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: ROOT,
+    },
+  );
+}
+
+/** Runs the binary with stdout read by a consumer that closes the pipe after its first chunk (`| head -1`). */
+function runClosingEarly(
+  args: string[],
+): Promise<{ code: number | null; stderr: string; firstChunk: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let firstChunk = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.once('data', (chunk: Buffer) => {
+      firstChunk = chunk.toString('utf8');
+      child.stdout.destroy();
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stderr, firstChunk }));
+  });
+}
+
+describe('installed binary', () => {
+  let db: string;
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    db = path.join(await makeTempDir('airt-bin-'), 'warehouse.duckdb');
+    await run(process.execPath, [BIN, 'load', FIXTURES.first, '--db', db], { cwd: ROOT });
+  });
+
+  it('stops quietly when the reader closes the pipe early (query … | head -1)', async () => {
+    const result = await runClosingEarly([
+      'query',
+      'SELECT range AS n FROM range(300000)',
+      '--db',
+      db,
+      '--format',
+      'csv',
+    ]);
+    expect(result.firstChunk.startsWith('n\n')).toBe(true);
+    expect(result.stderr).not.toMatch(/EPIPE|Unhandled|at .*\.js/u);
+    expect(result.code).toBe(0);
+  });
+});
