@@ -70,6 +70,12 @@ export interface SnapshotDiff {
   /** Null when there is no earlier snapshot: every open finding is new. */
   from: DiffSnapshotRef | null;
   to: DiffSnapshotRef;
+  /**
+   * The org and workspace both snapshots belong to, present when the database holds more than one
+   * (org, workspace): project keys are unique only inside a workspace, so there the key alone is
+   * ambiguous. A diff never compares snapshots of different workspaces.
+   */
+  workspace?: { org: string; workspace: string };
   projects: ProjectDiff[];
   schema_drift: SchemaDriftChange[];
 }
@@ -126,8 +132,10 @@ export function diffMarkdown(diff: SnapshotDiff): string {
     provenanceLine(diff.to.snapshot_id, diff.to.root_sha256),
     '',
   );
+  const workspace = diff.workspace === undefined ? null : `${diff.workspace.org}/${diff.workspace.workspace}`;
+  if (workspace !== null) lines.push(`Org and workspace: ${markdownCode(workspace)}.`, '');
   if (diff.projects.length === 0) lines.push('No project is in both scope and the snapshot.', '');
-  for (const project of diff.projects) lines.push(...projectSection(project));
+  for (const project of diff.projects) lines.push(...projectSection(project, workspace));
   lines.push('## Schema drift', '');
   if (diff.schema_drift.length === 0) {
     lines.push('No change in the keys the API sends beyond its specification.', '');
@@ -141,10 +149,10 @@ export function diffMarkdown(diff: SnapshotDiff): string {
   return `${lines.join('\n').replace(/\n+$/, '')}\n`;
 }
 
-function projectSection(project: ProjectDiff): string[] {
+function projectSection(project: ProjectDiff, workspace: string | null): string[] {
   const { counts, findings } = project;
   const lines = [
-    `## Project ${cellText(project.project)}`,
+    `## Project ${cellText(project.project)}${workspace === null ? '' : ` (${markdownCode(workspace)})`}`,
     '',
     `${counts.new} new, ${counts.resolved} resolved, ${counts.regressed} regressed, ${counts.persisting} persisting findings.`,
     '',

@@ -12,7 +12,7 @@
  * exclusion, per snapshot, is in the project's `data_quality` notes.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { CliError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
 import { diffFindings, type FindingLifecycle } from './finding-lifecycle.js';
 import { METRIC_SLICES, metricDeltas } from './metric-deltas.js';
 import { diffSchemaDrift } from './schema-drift-diff.js';
@@ -25,6 +25,7 @@ import {
 } from './diff-report.js';
 import {
   findProject,
+  holdsSeveralWorkspaces,
   projectsInSnapshot,
   readFindingRecords,
   readProjectMetrics,
@@ -32,6 +33,7 @@ import {
   sliceExclusions,
   snapshotInfo,
   type ProjectRef,
+  type SnapshotInfo,
   type SliceExclusion,
 } from './warehouse-source.js';
 
@@ -44,6 +46,10 @@ export interface DiffSnapshotsOptions {
   to: string;
   /** Project keys or ids; empty: every project of the `to` snapshot. */
   projects?: readonly string[];
+  /** When given, both snapshots must belong to this org (`--org`); a mismatch is a usage error. */
+  org?: string | undefined;
+  /** When given, both snapshots must belong to this workspace (`--workspace`). */
+  workspace?: string | undefined;
 }
 
 /** Computes the diff; throws CliError naming a snapshot or project the database does not hold. */
@@ -53,6 +59,7 @@ export async function diffSnapshots(
 ): Promise<SnapshotDiff> {
   const to = await requireSnapshot(conn, options.to);
   const from = options.from === null ? null : await requireSnapshot(conn, options.from);
+  requireOneWorkspace(to, from, options);
   const projects = await projectsInScope(conn, options.to, options.projects ?? []);
   const diffs = [];
   for (const project of projects) {
@@ -87,6 +94,7 @@ export async function diffSnapshots(
     format: DIFF_FORMAT,
     from: from === null ? null : ref(from),
     to: ref(to),
+    ...((await holdsSeveralWorkspaces(conn)) ? { workspace: { org: to.org, workspace: to.workspace } } : {}),
     projects: diffs,
     schema_drift: diffSchemaDrift(
       from === null ? null : await readSchemaDrift(conn, from.snapshot_id),
@@ -118,10 +126,37 @@ export async function projectLifecycle(
   };
 }
 
-async function requireSnapshot(
-  conn: DuckDBConnection,
-  id: string,
-): Promise<NonNullable<Awaited<ReturnType<typeof snapshotInfo>>>> {
+/**
+ * Project keys are unique only inside a workspace: matched across workspaces, every finding of one
+ * would be "new" against the other. So a diff compares snapshots of one org and workspace, the one
+ * `--org`/`--workspace` name when given.
+ */
+function requireOneWorkspace(
+  to: SnapshotInfo,
+  from: SnapshotInfo | null,
+  options: DiffSnapshotsOptions,
+): void {
+  const label = (info: SnapshotInfo): string => JSON.stringify(`${info.org}/${info.workspace}`);
+  if (from !== null && (from.org !== to.org || from.workspace !== to.workspace)) {
+    throw new UsageError(
+      `Snapshots ${from.snapshot_id} (${label(from)}) and ${to.snapshot_id} (${label(to)}) belong to different ` +
+        'workspaces; a diff compares two snapshots of one org and workspace (project keys are unique only inside one).',
+    );
+  }
+  for (const info of from === null ? [to] : [from, to]) {
+    if (
+      (options.org !== undefined && info.org !== options.org) ||
+      (options.workspace !== undefined && info.workspace !== options.workspace)
+    ) {
+      const wanted = `${options.org ?? info.org}/${options.workspace ?? info.workspace}`;
+      throw new UsageError(
+        `Snapshot ${info.snapshot_id} belongs to ${label(info)}, not ${JSON.stringify(wanted)} (--org/--workspace).`,
+      );
+    }
+  }
+}
+
+async function requireSnapshot(conn: DuckDBConnection, id: string): Promise<SnapshotInfo> {
   const info = await snapshotInfo(conn, id);
   if (!info) {
     throw new CliError(

@@ -81,6 +81,12 @@ export async function snapshotInfo(conn: DuckDBConnection, snapshotId: string): 
   };
 }
 
+/** Whether the database holds snapshots of more than one (org, workspace). */
+export async function holdsSeveralWorkspaces(conn: DuckDBConnection): Promise<boolean> {
+  const rows = await queryRows(conn, 'SELECT count(DISTINCT (org, workspace)) AS n FROM snapshots');
+  return (num(rows[0]?.n) ?? 0) > 1;
+}
+
 /** The newest snapshot of the same org and workspace loaded before `current` (by fetch time, then id). */
 export async function previousSnapshotId(conn: DuckDBConnection, current: string): Promise<string | null> {
   const rows = await queryRows(

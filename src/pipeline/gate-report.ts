@@ -20,6 +20,11 @@ export interface GateReport {
   previous_snapshot_id: string | null;
   /** Manifest root hash of the snapshot the gates were measured on (provenance). */
   root_sha256: string | null;
+  /**
+   * The org and workspace of the snapshot, present when the database holds more than one (org,
+   * workspace): the results name projects by key, which is unique only inside a workspace.
+   */
+  workspace?: { org: string; workspace: string };
   tripped: boolean;
   counts: { gates: number; pass: number; fail: number; unknown: number };
   results: GateResult[];
@@ -29,6 +34,7 @@ export function buildGateReport(input: {
   snapshotId: string;
   previousSnapshotId: string | null;
   rootSha256: string | null;
+  workspace?: { org: string; workspace: string } | undefined;
   results: GateResult[];
 }): GateReport {
   const count = (status: GateResult['status']): number =>
@@ -38,6 +44,7 @@ export function buildGateReport(input: {
     snapshot_id: input.snapshotId,
     previous_snapshot_id: input.previousSnapshotId,
     root_sha256: input.rootSha256,
+    ...(input.workspace === undefined ? {} : { workspace: input.workspace }),
     tripped: input.results.some((r) => r.trips),
     counts: {
       gates: input.results.length,
@@ -62,6 +69,12 @@ export function gateReportMarkdown(report: GateReport): string {
   );
   // Read back by `airt-report verify BUNDLE.zip` to tie this report to the bundled manifest.
   lines.push(provenanceLine(report.snapshot_id, report.root_sha256), '');
+  if (report.workspace !== undefined) {
+    lines.push(
+      `Org and workspace: ${markdownCode(`${report.workspace.org}/${report.workspace.workspace}`)}.`,
+      '',
+    );
+  }
   if (report.results.length === 0) {
     lines.push('No gates are configured.', '');
     return lines.join('\n');

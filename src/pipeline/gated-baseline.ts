@@ -55,6 +55,19 @@ export async function readGatedBaseline(
   return file?.workspaces[workspaceKey(org, workspace)] ?? null;
 }
 
+/**
+ * Whether a recorded baseline snapshot belongs to the run's org and workspace. The record is keyed by
+ * workspace, but a copied or edited record can name another workspace's snapshot; comparing with it
+ * would match projects by key across workspaces, so such a baseline is not used.
+ */
+export function baselineInScope(
+  snapshot: { org: string; workspace: string },
+  org: string,
+  workspace: string,
+): boolean {
+  return snapshot.org === org && snapshot.workspace === workspace;
+}
+
 /** Records `snapshotId` as the workspace's baseline; other workspaces' entries are kept. */
 export async function recordGatedBaseline(
   database: string,

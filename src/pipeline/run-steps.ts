@@ -9,7 +9,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { diffJson, diffMarkdown } from '../diff/diff-report.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import { writeFileAtomic } from '../snapshot/write-atomic.js';
-import { gatedBaselinePath, readGatedBaseline, recordGatedBaseline } from './gated-baseline.js';
+import {
+  baselineInScope,
+  gatedBaselinePath,
+  readGatedBaseline,
+  recordGatedBaseline,
+} from './gated-baseline.js';
 import { buildGateReport, gateReportJson, gateReportMarkdown } from './gate-report.js';
 import { evaluateGates } from './gates.js';
 import { applyRetention, listFinishedSnapshots } from './retention.js';
@@ -161,7 +166,18 @@ async function usableBaseline(state: RunState, conn: DuckDBConnection): Promise<
   const { snapshotInfo } = await import('../diff/warehouse-source.js');
   const recorded = state.recordedBaseline ?? null;
   if (recorded === null || recorded === state.snapshot?.snapshotId) return null;
-  if ((await snapshotInfo(conn, recorded)) !== null) return recorded;
+  const info = await snapshotInfo(conn, recorded);
+  const { org, workspace } = state.config.connection;
+  if (info !== null && baselineInScope(info, org, workspace)) return recorded;
+  if (info !== null) {
+    // Project keys are unique only inside a workspace: compared across workspaces, every finding
+    // would be "new" or "resolved". An edited or copied record must not make the gates do that.
+    state.warn(
+      `the baseline snapshot ${recorded} (recorded in ${gatedBaselinePath(state.config.database)}) belongs to ` +
+        `${info.org}/${info.workspace}, not ${org}/${workspace}; this run compares with no snapshot, so every open finding counts as new`,
+    );
+    return null;
+  }
   state.warn(
     `the baseline snapshot ${recorded} (recorded in ${gatedBaselinePath(state.config.database)}) is not in ` +
       `${state.config.database}; this run compares with no snapshot, so every open finding counts as new`,
@@ -279,10 +295,13 @@ export async function gatesStep(state: RunState): Promise<void> {
       },
     );
     state.gateResults = results;
+    const { holdsSeveralWorkspaces } = await import('../diff/warehouse-source.js');
+    const several = await holdsSeveralWorkspaces(await state.warehouseConnection());
     const report = buildGateReport({
       snapshotId: snapshot.snapshotId,
       previousSnapshotId: state.previousSnapshotId,
       rootSha256: snapshot.manifest.root_sha256,
+      workspace: several ? { org: snapshot.manifest.org, workspace: snapshot.manifest.workspace } : undefined,
       results,
     });
     const runDir = requireRunDir(state);

@@ -24,6 +24,10 @@ export interface ModelRequest {
   project?: string | undefined;
   /** Snapshot id; default: the newest snapshot holding each project's summary. */
   snapshot?: string | undefined;
+  /** Only projects of this org (`--org`): chooses among workspaces that use the same project key. */
+  org?: string | undefined;
+  /** Only projects of this workspace (`--workspace`); see `org`. */
+  workspace?: string | undefined;
   /** Compliance framework key (compliance only); default: every framework in the data. */
   framework?: string | undefined;
   /**
@@ -42,7 +46,7 @@ export interface ModelRequest {
 export async function buildModel(conn: DuckDBConnection, request: ModelRequest): Promise<ReportModel> {
   const toolVersion = request.toolVersion ?? VERSION;
   if (request.kind === 'portfolio') {
-    const scopes = await resolvePortfolioScopes(conn, request.snapshot);
+    const scopes = await resolvePortfolioScopes(conn, request.snapshot, request);
     const projects = await portfolioProjects(conn, scopes);
     const asrTrend = await portfolioTrend(conn, scopes);
     const base = {
@@ -61,7 +65,7 @@ export async function buildModel(conn: DuckDBConnection, request: ModelRequest):
     return { ...base, summary: portfolioNarrative(base) };
   }
   if (!request.project) throw new UsageError(`A ${request.kind} report needs a project (--project).`);
-  const scope = await resolveProjectScope(conn, request.project, request.snapshot);
+  const scope = await resolveProjectScope(conn, request.project, request.snapshot, request);
   const dataQuality = await buildDataQuality(conn, [scope]);
   const provenance = { toolVersion, snapshots: await snapshotProvenance(conn, [scope.snapshotId]) };
   if (request.kind === 'executive') {

@@ -34,6 +34,36 @@ export interface ProjectRef {
   key: string;
   /** Human name from the service; attacker-controlled like any other text. */
   name: string | null;
+  /**
+   * The project's org and workspace, set when the database holds more than one (org, workspace):
+   * project keys are unique only inside a workspace, so there the name alone is ambiguous. Absent in
+   * a single-workspace database, where it would only be noise.
+   */
+  workspace?: WorkspaceRef;
+}
+
+/** An org and workspace of the service: the scope a project key is unique in. */
+export interface WorkspaceRef {
+  org: string;
+  workspace: string;
+}
+
+/** `org/workspace`, the way the CLI and the reports name a workspace. */
+export function workspaceLabel(ref: WorkspaceRef): string {
+  return `${ref.org}/${ref.workspace}`;
+}
+
+/** The project a portfolio trend point belongs to. */
+export function trendPointProject(point: PortfolioTrendPoint): ProjectRef {
+  const ref: ProjectRef = { id: null, key: point.projectKey, name: point.projectName };
+  if (point.workspace !== undefined) ref.workspace = point.workspace;
+  return ref;
+}
+
+/** A project's display name: its name (or key), with its workspace when the database holds several. */
+export function projectLabel(project: ProjectRef): string {
+  const name = project.name ?? project.key;
+  return project.workspace === undefined ? name : `${name} (${workspaceLabel(project.workspace)})`;
 }
 
 /** A slice of data an aggregate left out, e.g. assessments whose asr_by_category is erroneous. */
@@ -380,6 +410,8 @@ export interface PortfolioProjectRow {
 export interface PortfolioTrendPoint {
   projectKey: string;
   projectName: string | null;
+  /** As ProjectRef.workspace: set when the database holds more than one (org, workspace). */
+  workspace?: WorkspaceRef;
   snapshotId: string;
   fetchedAt: string | null;
   overallAsr: number | null;

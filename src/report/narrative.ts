@@ -14,6 +14,7 @@ import type {
   Sentence,
   SentencePart,
 } from './model.js';
+import { projectLabel } from './model.js';
 
 const text = (value: string): SentencePart => ({ kind: 'text', value });
 const data = (value: string): SentencePart => ({ kind: 'data', value });
@@ -262,7 +263,7 @@ export function portfolioNarrative(model: Omit<PortfolioModel, 'summary'>): Sent
   const riskiest = leaders(
     projects,
     (row) => row.riskScore,
-    (row) => row.project.name ?? row.project.key,
+    (row) => projectLabel(row.project),
     (score) => formatDecimal(score, 1),
     'highest',
   );

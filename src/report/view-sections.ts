@@ -6,7 +6,15 @@ import { STATE_LABELS } from './charts/compliance-states.js';
 import { heatmapChartName } from './charts/catalog.js';
 import { countCategoriesByState } from './compliance-state.js';
 import { formatDate, formatPercent, riskBand } from './format.js';
-import { SEVERITY_LEVELS, type ComplianceModel, type ExecutiveModel, type PortfolioModel } from './model.js';
+import {
+  projectLabel,
+  SEVERITY_LEVELS,
+  trendPointProject,
+  workspaceLabel,
+  type ComplianceModel,
+  type ExecutiveModel,
+  type PortfolioModel,
+} from './model.js';
 import { Escaped } from './output-context.js';
 import { sinceLastSnapshotView } from './view-since-last-snapshot.js';
 import { riskClass, severityClass, type ChartView, type ViewText } from './view-text.js';
@@ -188,9 +196,14 @@ export function portfolioSections(model: PortfolioModel, text: ViewText, chart: 
       asrTrend: chart('portfolio-asr-trend'),
     },
     frameworkTitles: frameworks.map((title) => text.label(title)),
+    // Project keys repeat across workspaces: the table names each row's workspace when there are several.
+    multiWorkspace: model.projects.some((row) => row.project.workspace !== undefined),
     projects: model.projects.map((row) => ({
       name: text.label(row.project.name ?? row.project.key),
       key: text.code(row.project.key),
+      workspace: text.maybeLabel(
+        row.project.workspace === undefined ? null : workspaceLabel(row.project.workspace),
+      ),
       snapshotId: text.code(row.snapshotId),
       riskLevel: text.maybeLabel(row.riskLevel),
       riskScore: row.riskScore,
@@ -204,7 +217,7 @@ export function portfolioSections(model: PortfolioModel, text: ViewText, chart: 
       }),
     })),
     asrTrend: model.asrTrend.map((point) => ({
-      project: text.label(point.projectName ?? point.projectKey),
+      project: text.label(projectLabel(trendPointProject(point))),
       snapshotId: text.code(point.snapshotId),
       fetchedAt: formatDate(point.fetchedAt),
       overallAsr: point.overallAsr,

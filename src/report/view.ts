@@ -8,7 +8,9 @@
 import { formatDate, formatDateTime } from './format.js';
 import {
   isDataQualityClean,
+  projectLabel,
   reportDataAsOf,
+  workspaceLabel,
   type DataQuality,
   type ProjectRef,
   type Provenance,
@@ -23,6 +25,8 @@ function projectView(text: ViewText, project: ProjectRef) {
     name: text.label(project.name ?? project.key),
     key: text.code(project.key),
     id: text.maybeCode(project.id),
+    // Only when the database holds several workspaces (model.ts, ProjectRef.workspace).
+    workspace: text.maybeLabel(project.workspace === undefined ? null : workspaceLabel(project.workspace)),
   };
 }
 
@@ -32,7 +36,7 @@ function projectView(text: ViewText, project: ProjectRef) {
  */
 function dataQualityView(text: ViewText, quality: DataQuality, multiProject: boolean) {
   const projectOf = (project: ProjectRef): Escaped | null =>
-    multiProject ? text.label(project.name ?? project.key) : null;
+    multiProject ? text.label(projectLabel(project)) : null;
   return {
     clean: isDataQualityClean(quality),
     multiProject,
@@ -113,7 +117,7 @@ export function buildView(model: ReportModel, text: ViewText, options: ViewOptio
   const common = {
     kind: model.kind,
     reportTitle: KIND_TITLES[model.kind],
-    title: model.kind === 'portfolio' ? 'All projects' : text.label(model.project.name ?? model.project.key),
+    title: model.kind === 'portfolio' ? 'All projects' : text.label(projectLabel(model.project)),
     dataAsOf: formatDateTime(dataAsOf),
     dataAsOfDate: formatDate(dataAsOf),
     summary: model.summary.map((sentence) => text.sentence(sentence)),

@@ -7,6 +7,13 @@ import { excludedSlices, readAnalyticsWarnings } from './analytics-warnings.js';
 import type { CellValue } from './db.js';
 import { isPlainObject, type RowCollector } from './row-builder.js';
 import {
+  ASR_BREAKDOWN_DIMENSION_DEFAULT,
+  ASR_ENTRY_DEFAULTS,
+  ASSESSMENT_TOP_FINDING_DEFAULTS,
+  COMPLIANCE_CATEGORY_DEFAULTS,
+  LEGACY_COMPLIANCE_CATEGORY_DEFAULTS,
+} from './spec-defaults.js';
+import {
   ANALYTICS_WARNINGS,
   ASR_BREAKDOWN,
   ASSESSMENTS,
@@ -129,6 +136,7 @@ export function collectAssessment(
           source_file: file,
           ordinal: i,
         },
+        defaults: ASSESSMENT_TOP_FINDING_DEFAULTS,
         file,
         path: `${path}.top_findings[${i}]`,
       }),
@@ -174,10 +182,16 @@ function collectAsrBreakdown(
       extra: Object.fromEntries(unknown.map((k) => [k, value[k]])),
     });
   }
-  const label = typeof value.dimension === 'string' ? value.dimension : null;
+  const label =
+    value.dimension === undefined
+      ? ASR_BREAKDOWN_DIMENSION_DEFAULT
+      : typeof value.dimension === 'string'
+        ? value.dimension
+        : null;
   for (const [key, entry] of Object.entries(value.entries)) {
     sink.add(ASR_BREAKDOWN, entry, {
       context: { ...parent, dimension, dimension_label: label, key },
+      defaults: ASR_ENTRY_DEFAULTS,
       file,
       path: `${path}.entries[${JSON.stringify(key)}]`,
     });
@@ -211,6 +225,7 @@ function collectComplianceMatrix(
       const legacy = isPlainObject(cell) && !('attacks_used' in cell) && !('total_trials' in cell);
       sink.add(COMPLIANCE_MATRIX, cell, {
         context: { ...parent, framework, tag, legacy },
+        defaults: legacy ? LEGACY_COMPLIANCE_CATEGORY_DEFAULTS : COMPLIANCE_CATEGORY_DEFAULTS,
         file,
         path: `${path}[${JSON.stringify(framework)}][${JSON.stringify(tag)}]`,
       });

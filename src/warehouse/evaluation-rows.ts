@@ -5,6 +5,7 @@
  */
 import type { CellValue } from './db.js';
 import { fitValue, isPlainObject, type RowCollector } from './row-builder.js';
+import { ITEM_COUNT_DEFAULTS } from './spec-defaults.js';
 import { ANALYTICS_FIELDS, EVALUATION_JOBS, EVALUATION_SKIPPED_MEMBERS, ITEM_STATES } from './schema.js';
 
 export interface EvaluationPageContext {
@@ -25,6 +26,7 @@ function spread(
   where: string,
   file: string,
   sink: RowCollector,
+  defaults: Readonly<Record<string, unknown>> = {},
 ): { columns: Record<string, CellValue>; extra: string | null } {
   const columns: Record<string, CellValue> = {};
   const extra: Record<string, unknown> = {};
@@ -35,7 +37,10 @@ function spread(
     };
   const known = new Set(fields.map(([f]) => f));
   for (const [field, type] of fields) {
-    const fitted = fitValue(type, value[field]);
+    // Absent means the spec's default when it states one (spec-defaults.ts), else unknown.
+    const given =
+      value[field] === undefined && Object.hasOwn(defaults, field) ? defaults[field] : value[field];
+    const fitted = fitValue(type, given);
     if (fitted === undefined) {
       extra[field] = value[field];
       sink.warn('type_mismatch', `${where}.${field} is not ${type}; kept in extra`, file, {
@@ -83,7 +88,17 @@ export function collectEvaluationPage(
     if (id !== null) context.seen.add(id);
     const body = isPlainObject(job) ? job : {};
     const projectId = typeof body.project_id === 'string' ? body.project_id : null;
-    const items = spread(body.item_counts, ITEM_FIELDS, 'items_', `${where}.item_counts`, file, sink);
+    // item_counts present: a state it omits has 0 items. item_counts absent (the spec requires it):
+    // every count is unknown.
+    const items = spread(
+      body.item_counts,
+      ITEM_FIELDS,
+      'items_',
+      `${where}.item_counts`,
+      file,
+      sink,
+      ITEM_COUNT_DEFAULTS,
+    );
     const analytics = spread(
       body.analytics,
       ANALYTICS_FIELDS,

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { CellValue } from './db.js';
 import { isPlainObject, type RowCollector } from './row-builder.js';
 import { FINDINGS, REVIEW_EVENTS } from './schema.js';
+import { FINDING_DETAIL_DEFAULTS } from './spec-defaults.js';
 
 /** FindingDetail's best-trial fields share columns with the top findings' fields. */
 const DETAIL_RENAMES = {
@@ -80,6 +81,7 @@ export function collectFindingDetail(
     context: row,
     consumed: findingId === null ? [] : ['id', ...(reviewEventsOk ? ['review_events'] : [])],
     rename: DETAIL_RENAMES,
+    defaults: FINDING_DETAIL_DEFAULTS,
     file: context.file,
     path: '$',
   });

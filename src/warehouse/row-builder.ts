@@ -72,6 +72,8 @@ export interface MapOptions {
   consumed?: readonly string[];
   /** Body keys renamed before mapping (FindingDetail.best_score → score, …). */
   rename?: Readonly<Record<string, string>>;
+  /** Values the spec states for absent body keys (spec-defaults.ts); absent otherwise maps to NULL. */
+  defaults?: Readonly<Record<string, unknown>>;
   /** Where the object came from, for warnings. */
   file: string | null;
   /** JSON path of the object in its file, for warnings. */
@@ -115,7 +117,11 @@ export class RowCollector {
       if (column.name === 'extra') return null;
       if (column.from === undefined) return context[column.name] ?? null;
       known.add(column.from);
-      const raw = body[column.from];
+      const given = body[column.from];
+      const raw =
+        given === undefined && options.defaults !== undefined && Object.hasOwn(options.defaults, column.from)
+          ? options.defaults[column.from]
+          : given;
       const fitted = fitValue(column.type, raw);
       if (fitted !== undefined) return fitted;
       extra[column.from] = raw;

@@ -6,6 +6,11 @@ import { collectAssessment, type ScopeContext } from './assessment-rows.js';
 import type { CellValue } from './db.js';
 import { isPlainObject, type RowCollector } from './row-builder.js';
 import {
+  EXECUTIVE_SUMMARY_DEFAULTS,
+  FINDING_SUMMARY_DEFAULTS,
+  PROJECT_ARRAY_DEFAULTS,
+} from './spec-defaults.js';
+import {
   ATTACK_EFFECTIVENESS,
   COMPLIANCE_POSTURE,
   EXECUTIVE_SUMMARY,
@@ -95,16 +100,20 @@ export function collectProjectSummary(
     path: '$',
   });
   for (const [key, table] of PROJECT_ARRAYS) {
-    sink
-      .array(summary[key], `$.${key}`, file)
-      .forEach((item, i) =>
-        sink.add(table, item, { context: { ...scope, ordinal: i }, file, path: `$.${key}[${i}]` }),
-      );
+    sink.array(summary[key], `$.${key}`, file).forEach((item, i) =>
+      sink.add(table, item, {
+        context: { ...scope, ordinal: i },
+        ...(PROJECT_ARRAY_DEFAULTS[key] === undefined ? {} : { defaults: PROJECT_ARRAY_DEFAULTS[key] }),
+        file,
+        path: `$.${key}[${i}]`,
+      }),
+    );
   }
   if (summary.executive_summary !== undefined && summary.executive_summary !== null) {
     sink.add(EXECUTIVE_SUMMARY, summary.executive_summary, {
       context: scope,
       consumed: ['risk_by_domain'],
+      defaults: EXECUTIVE_SUMMARY_DEFAULTS,
       file,
       path: '$.executive_summary',
     });
@@ -133,6 +142,7 @@ export function collectProjectSummary(
         isPlainObject(item) && (item.attack_run_id === null || typeof item.attack_run_id === 'string')
           ? ['attack_run_id']
           : [],
+      defaults: FINDING_SUMMARY_DEFAULTS,
       file,
       path: `$.top_findings[${i}]`,
     }),

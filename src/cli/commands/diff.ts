@@ -13,6 +13,8 @@ interface DiffArgs {
   from: string;
   to: string;
   project?: string[] | undefined;
+  org?: string | undefined;
+  workspace?: string | undefined;
   format: 'md' | 'json';
   out?: string | undefined;
 }
@@ -33,6 +35,14 @@ export const diffCommand = defineCommand<DiffArgs>({
         type: 'string',
         array: true,
         describe: 'Project key or id (repeatable; default: all)',
+      })
+      .option('org', {
+        type: 'string',
+        describe: 'The org both snapshots must belong to (a diff never compares workspaces)',
+      })
+      .option('workspace', {
+        type: 'string',
+        describe: 'The workspace both snapshots must belong to',
       })
       .option('format', {
         choices: ['md', 'json'] as const,
@@ -61,6 +71,8 @@ export const diffCommand = defineCommand<DiffArgs>({
         from: args.from,
         to: args.to,
         projects: args.project ?? [],
+        org: args.org,
+        workspace: args.workspace,
       });
       text = args.format === 'json' ? diffJson(diff) : diffMarkdown(diff);
       const [before, after] = [diff.from?.fetched_at ?? null, diff.to.fetched_at];

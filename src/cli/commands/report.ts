@@ -15,6 +15,8 @@ interface ReportArgs {
   kind: (typeof KINDS)[number];
   project?: string | undefined;
   snapshot?: string | undefined;
+  org?: string | undefined;
+  workspace?: string | undefined;
   framework?: string | undefined;
   format: (typeof FORMATS)[number];
   out: string;
@@ -39,6 +41,14 @@ export const reportCommand = defineCommand<ReportArgs>({
       .option('snapshot', {
         type: 'string',
         describe: 'Snapshot id (default: the newest holding the project)',
+      })
+      .option('org', {
+        type: 'string',
+        describe: 'Only projects of this org (chooses among workspaces that share a project key)',
+      })
+      .option('workspace', {
+        type: 'string',
+        describe: 'Only projects of this workspace (chooses among workspaces that share a project key)',
       })
       .option('framework', {
         type: 'string',
@@ -97,6 +107,8 @@ export const reportCommand = defineCommand<ReportArgs>({
       kind: args.kind,
       project: args.project,
       snapshot: args.snapshot,
+      org: args.org,
+      workspace: args.workspace,
       framework: args.framework,
       format: args.format,
       out: args.out.endsWith('/') ? `${resolve(args.out)}/` : resolve(args.out),

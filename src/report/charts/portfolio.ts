@@ -1,6 +1,12 @@
 /** Portfolio charts: risk, findings and coverage per project, and overall ASR across snapshots. */
 import { riskBand } from '../format.js';
-import { SEVERITY_LEVELS, type PortfolioModel } from '../model.js';
+import {
+  projectLabel,
+  SEVERITY_LEVELS,
+  trendPointProject,
+  workspaceLabel,
+  type PortfolioModel,
+} from '../model.js';
 import {
   baseSpec,
   dateAxis,
@@ -19,7 +25,7 @@ import {
 const BANDS = ['critical', 'high', 'medium', 'low'] as const;
 
 function projectLabels(model: Pick<PortfolioModel, 'projects'>, label: Labeler): string[] {
-  return distinctLabels(model.projects.map((row) => label(row.project.name ?? row.project.key)));
+  return distinctLabels(model.projects.map((row) => label(projectLabel(row.project))));
 }
 
 export function portfolioRiskChart(model: Pick<PortfolioModel, 'projects'>, label: Labeler): ChartDefinition {
@@ -144,15 +150,23 @@ export function portfolioAsrTrendChart(
   model: Pick<PortfolioModel, 'asrTrend'>,
   label: Labeler,
 ): ChartDefinition {
-  const keys = [...new Set(model.asrTrend.map((point) => point.projectKey))];
+  // A project key is unique only inside a workspace: a trend line is one key in one workspace.
+  const keyOf = (point: (typeof model.asrTrend)[number]): string =>
+    point.workspace === undefined
+      ? point.projectKey
+      : `${workspaceLabel(point.workspace)}/${point.projectKey}`;
+  const keys = [...new Set(model.asrTrend.map(keyOf))];
   const names = distinctLabels(
-    keys.map((key) => label(model.asrTrend.find((point) => point.projectKey === key)?.projectName ?? key)),
+    keys.map((key) => {
+      const point = model.asrTrend.find((candidate) => keyOf(candidate) === key);
+      return label(point === undefined ? key : projectLabel(trendPointProject(point)));
+    }),
   );
   const nameOf = new Map(keys.map((key, index) => [key, names[index]]));
   const values = model.asrTrend
     .filter((point) => point.fetchedAt !== null && point.overallAsr !== null)
     .map((point) => ({
-      project: nameOf.get(point.projectKey),
+      project: nameOf.get(keyOf(point)),
       fetched: point.fetchedAt,
       asr: point.overallAsr,
     }));

@@ -68,6 +68,7 @@ export async function portfolioTrend(
       points.push({
         projectKey: scope.project.key,
         projectName: scope.project.name,
+        ...(scope.project.workspace === undefined ? {} : { workspace: scope.project.workspace }),
         snapshotId: String(row.snapshot_id),
         fetchedAt: str(row.fetched_at),
         overallAsr: num(row.overall_asr),
