@@ -169,7 +169,17 @@ describe('SIGKILL while writing a large output', () => {
     writeFileSync(out, 'old\n');
     const sql = `SELECT i, repeat('x', 200) AS pad FROM range(150000) t(i)`;
     const { child, finished } = spawnCli(['query', sql, '--db', db, '--format', 'csv', '--out', out]);
-    setTimeout(() => child.kill('SIGINT'), 1000 + Math.floor(Math.random() * 1000));
+    // Interrupt while the output is being written: as soon as its temp file appears (polled, bounded),
+    // so a slow start under load cannot make the signal land before the CLI handles it.
+    let exited = false;
+    void finished.then(() => (exited = true));
+    for (let i = 0; i < 3000 && !exited; i++) {
+      if (readdirSync(dir).some((name) => name.endsWith('.tmp'))) {
+        child.kill('SIGINT');
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
     const result = await finished;
     const content = readFileSync(out, 'utf8');
     if (result.code === 0) {
