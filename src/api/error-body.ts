@@ -4,6 +4,7 @@
  * page, and a newer service may send an error type we do not know yet: whatever arrives, the user
  * gets the status plus the most useful text we can extract, never a JSON parse error.
  */
+import { neutralizeControls } from '../text-safety.js';
 import { ValidationErrorItemSchema, type ValidationErrorItem } from './schemas.js';
 
 /** What a non-2xx body told us; every field is absent when the body did not carry it. */
@@ -66,17 +67,8 @@ export function textSnippet(text: string, length = SNIPPET_LENGTH): string {
   return safe.length > length ? `${safe.slice(0, length)}…` : safe;
 }
 
-/**
- * Service text ends up in terminal output: control characters (ANSI escapes) and bidirectional
- * overrides are shown as `\u{…}` escapes instead of acting on the terminal or reordering the line.
- */
-export function neutralizeControls(text: string): string {
-  return text.replace(UNSAFE_CHARACTERS, (ch) => `\\u{${ch.codePointAt(0)?.toString(16) ?? '?'}}`);
-}
-
-// C0/C1 controls except tab and line feed, and the bidirectional marks, embeddings and isolates.
-// eslint-disable-next-line no-control-regex
-const UNSAFE_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// Kept as an export here for existing importers; the rule itself lives in the text-safety leaf module.
+export { neutralizeControls };
 
 /**
  * Removes a secret from text before it is stored in an error or printed: a service (or a proxy) that

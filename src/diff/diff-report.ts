@@ -9,10 +9,9 @@
  * link characters, HTML, line breaks, control characters); identifiers (categories, attacks,
  * frameworks, fields) are code spans. Figures use the reports' formatters (percentages, points).
  */
-import { markdownCode } from '../report/escape.js';
 import { countOf, formatDecimal, formatLift, formatPercent, formatSignedDecimal } from '../report/format.js';
 import { provenanceLine } from '../snapshot/provenance-line.js';
-import { escapeMarkdownCell } from '../warehouse/output-format.js';
+import { escapeMarkdownCell, markdownCode, terminalSafeJson } from '../text-safety.js';
 import type { FindingLifecycle, FindingRecord } from './finding-lifecycle.js';
 import type { MetricDelta, MetricGroup } from './metric-deltas.js';
 import type { SchemaDriftChange } from './schema-drift-diff.js';
@@ -119,8 +118,9 @@ export function exclusionNotes(snapshotId: string, exclusions: readonly SliceExc
     .map(([field, ids]) => ({ snapshot_id: snapshotId, field, assessment_ids: [...ids].sort() }));
 }
 
+/** JSON with unsafe characters (bidi, controls, zero-width) as `\uXXXX`: the same values, inert when printed. */
 export function diffJson(diff: SnapshotDiff): string {
-  return `${JSON.stringify(diff, null, 2)}\n`;
+  return `${terminalSafeJson(diff)}\n`;
 }
 
 export function diffMarkdown(diff: SnapshotDiff): string {

@@ -8,11 +8,12 @@
  * does not hold it in memory; a file that changes between the passes aborts the bundle.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, fsyncSync, openSync, writeSync } from 'node:fs';
-import { lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Zip, ZipDeflate } from 'fflate';
 import { CliError } from '../errors.js';
+import { checkOutputFile, openOutputFile, type OutputFile } from '../output-file.js';
 import { MANIFEST_FILE, computeRootHash, type Manifest } from '../snapshot/manifest.js';
 import { hashFile, type FileDigest } from '../snapshot/hash-file.js';
 import { resolveInside } from '../snapshot/safe-path.js';
@@ -37,7 +38,7 @@ export interface BundleFile {
 }
 
 export interface WriteBundleOptions {
-  /** Path of the zip to write (written to a temp file, then renamed). */
+  /** Path of the zip to write (its directory must exist; written to a temp file, then renamed). */
   out: string;
   /** The finished snapshot directory; its manifest.json always goes in. */
   snapshotDir: string;
@@ -45,6 +46,8 @@ export interface WriteBundleOptions {
   includeSnapshot: boolean;
   /** Reports, gate report, diff, … */
   files: readonly BundleFile[];
+  /** Stops writing between chunks; the half-written zip is removed. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface BundleResult {
@@ -93,14 +96,14 @@ export async function writeBundle(options: WriteBundleOptions): Promise<BundleRe
   planned.push({ name: CHECKSUMS_ENTRY, source: { bytes: sums }, sha256: sha256Hex(sums) });
   planned.sort((a, b) => compareNames(a.name, b.name));
 
-  await mkdir(path.dirname(options.out), { recursive: true });
-  const temp = `${options.out}.tmp-${process.pid}`;
+  // Checked before anything is compressed; the shared helper refuses FIFOs, devices, links, system paths.
+  await checkOutputFile(options.out);
+  const zipFile = await openOutputFile(options.out, { signal: options.signal });
   try {
-    await writeZip(temp, planned);
-    await rename(temp, options.out);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
+    await writeZip(zipFile, planned);
+    await zipFile.commit();
+  } finally {
+    await zipFile.discard();
   }
   // Streamed like the inputs: a bundle holding a whole snapshot may be large.
   const zipped = await hashFile(options.out);
@@ -132,43 +135,45 @@ export async function collectBundleFiles(dir: string, prefix: string): Promise<B
   return files;
 }
 
-async function writeZip(file: string, entries: readonly PlannedEntry[]): Promise<void> {
-  const fd = openSync(file, 'w');
-  // Set by fflate's callback; a holder object because TypeScript cannot see the callback assign it.
+async function writeZip(file: OutputFile, entries: readonly PlannedEntry[]): Promise<void> {
+  // fflate's callbacks run synchronously inside push()/end(); the chunks they produce are queued and
+  // written (asynchronously, so a stop signal is seen) after each push, which keeps memory bounded.
+  const pending: Uint8Array[] = [];
   const outcome: { failure: Error | null } = { failure: null };
-  try {
-    // fflate's callbacks run synchronously inside push()/end(), so sync writes keep memory bounded.
-    const zip = new Zip((error, chunk) => {
-      if (error) outcome.failure = error;
-      else writeSync(fd, chunk);
-    });
-    for (const entry of entries) {
-      const stream = new ZipDeflate(entry.name, { level: DEFLATE_LEVEL });
-      stream.mtime = FIXED_MTIME;
-      zip.add(stream);
-      if ('bytes' in entry.source) {
-        stream.push(entry.source.bytes, true);
-        continue;
-      }
-      const hash = createHash('sha256');
-      for await (const chunk of createReadStream(entry.source.path)) {
-        const bytes = chunk as Buffer;
-        hash.update(bytes);
-        stream.push(bytes);
-      }
-      stream.push(new Uint8Array(0), true);
-      if (hash.digest('hex') !== entry.sha256) {
-        throw new CliError(
-          `${entry.source.path} changed while the bundle was being written; run the bundle again.`,
-        );
-      }
-    }
-    zip.end();
+  const flush = async (): Promise<void> => {
     if (outcome.failure) throw outcome.failure;
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    for (const chunk of pending.splice(0)) await file.write(chunk);
+  };
+  const zip = new Zip((error, chunk) => {
+    if (error) outcome.failure = error;
+    else pending.push(chunk);
+  });
+  for (const entry of entries) {
+    const stream = new ZipDeflate(entry.name, { level: DEFLATE_LEVEL });
+    stream.mtime = FIXED_MTIME;
+    zip.add(stream);
+    if ('bytes' in entry.source) {
+      stream.push(entry.source.bytes, true);
+      await flush();
+      continue;
+    }
+    const hash = createHash('sha256');
+    for await (const chunk of createReadStream(entry.source.path)) {
+      const bytes = chunk as Buffer;
+      hash.update(bytes);
+      stream.push(bytes);
+      await flush();
+    }
+    stream.push(new Uint8Array(0), true);
+    await flush();
+    if (hash.digest('hex') !== entry.sha256) {
+      throw new CliError(
+        `${entry.source.path} changed while the bundle was being written; run the bundle again.`,
+      );
+    }
   }
+  zip.end();
+  await flush();
 }
 
 /** The snapshot's manifest (readManifest says what to do when there is none), its root hash checked. */

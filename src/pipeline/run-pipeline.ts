@@ -27,7 +27,7 @@ import path from 'node:path';
 import { abortExitCode } from '../errors.js';
 import { formatSnapshotId } from '../snapshot/snapshot-id.js';
 import { safeSegment } from '../snapshot/safe-path.js';
-import { writeFileAtomic } from '../snapshot/write-atomic.js';
+import { writeOutputFile } from '../output-file.js';
 import { VERSION } from '../version.js';
 import { describeInterruption } from './interruption.js';
 import { acquireRunLock, type ReleaseRunLock } from './lock.js';
@@ -192,7 +192,7 @@ async function finish(state: RunState): Promise<PipelineResult> {
   let summaryPath: string | null = path.join(runDir, RUN_SUMMARY_FILE);
   try {
     await mkdir(runDir, { recursive: true });
-    await writeFileAtomic(summaryPath, runSummaryJson(summary));
+    await writeOutputFile(summaryPath, runSummaryJson(summary));
   } catch (error) {
     effects.stderr(`run: cannot write ${summaryPath}: ${(error as Error).message}\n`);
     summaryPath = null;

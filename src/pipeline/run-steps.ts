@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { diffJson, diffMarkdown } from '../diff/diff-report.js';
 import type { Manifest } from '../snapshot/manifest.js';
-import { writeFileAtomic } from '../snapshot/write-atomic.js';
+import { writeOutputFile } from '../output-file.js';
 import {
   baselineInScope,
   gatedBaselinePath,
@@ -255,6 +255,7 @@ export async function reportsStep(state: RunState): Promise<void> {
         });
         models.set(key, model);
       }
+      await mkdir(report.dir, { recursive: true }); // the run's own layout; writeReport creates no parents
       const written = await writeReport(model, {
         format: report.format,
         out: plannedReportOut(report),
@@ -413,7 +414,7 @@ function requireRunDir(state: RunState): string {
 
 async function writeOutput(state: RunState, file: string, text: string): Promise<string> {
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFileAtomic(file, text);
+  await writeOutputFile(file, text);
   await state.recordOutput(file);
   return file;
 }

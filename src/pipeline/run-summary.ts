@@ -5,6 +5,7 @@
  * did the same work differ only in times and durations.
  */
 import type { GateResult } from './gates.js';
+import { terminalSafe } from '../text-safety.js';
 
 export const RUN_SUMMARY_FORMAT = 'airt-run-summary/1';
 export const RUN_SUMMARY_FILE = 'run-summary.json';
@@ -161,8 +162,7 @@ export function humanSummary(summary: RunSummary, summaryPath: string | null): s
   return `${lines.join('\n')}\n`;
 }
 
-/** Project keys and messages can carry control characters; keep the terminal output one line each. */
+/** Project keys and messages can carry control, bidi and zero-width characters; shown visibly, one line each. */
 function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex -- neutralizing control characters is the point
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/gu, ' ');
+  return terminalSafe(text);
 }

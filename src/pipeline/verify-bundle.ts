@@ -19,6 +19,7 @@ import { findProvenanceLine, provenanceLine } from '../snapshot/provenance-line.
 import { BUNDLE_MANIFEST_ENTRY, BUNDLE_SNAPSHOT_PREFIX, CHECKSUMS_ENTRY } from './bundle.js';
 import { readCentralDirectoryNames } from './zip-central-directory.js';
 import { zipEntryNameProblem } from './zip-entry-name.js';
+import { terminalSafe } from '../text-safety.js';
 
 /** Text entries larger than this are hashed but not searched for provenance (a report is far smaller). */
 const MAX_TEXT_BYTES = 64 * 1024 * 1024;
@@ -289,8 +290,7 @@ function isTextEntry(name: string): boolean {
 
 /** The human-readable result of `airt-report verify BUNDLE.zip` (entry names are neutralized). */
 export function bundleVerificationText(result: BundleVerification): string {
-  // eslint-disable-next-line no-control-regex -- neutralizing control characters is the point
-  const show = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f]/gu, '?');
+  const show = (text: string): string => terminalSafe(text);
   const lines = [
     ...result.problems.map((problem) => `problem   ${show(problem)}`),
     ...result.notes.map((note) => `note      ${show(note)}`),

@@ -37,15 +37,5 @@ export function escapeMarkdownText(text: string): string {
     .replace(MARKDOWN_SPECIAL, (char) => `\\${char}`);
 }
 
-/**
- * A Markdown code span that stays one span in any context: the fence is longer than any backtick run
- * inside, line breaks become spaces, and `|` becomes "¦" because a pipe cannot be written portably
- * inside a code span that may sit in a table cell.
- */
-export function markdownCode(text: string): string {
-  const body = text.replace(/\r\n|[\r\n\u0085\u2028\u2029]/gu, ' ').replace(/\|/gu, '¦');
-  const longestRun = Math.max(0, ...Array.from(body.matchAll(/`+/gu), (match) => match[0].length));
-  const fence = '`'.repeat(longestRun + 1);
-  const pad = body.startsWith('`') || body.endsWith('`') || body.startsWith(' ') ? ' ' : '';
-  return body.length === 0 ? '' : `${fence}${pad}${body}${pad}${fence}`;
-}
+// One code-span rule for every Markdown output (reports, diff, gate report): see text-safety.ts.
+export { markdownCode } from '../text-safety.js';

@@ -1,13 +1,14 @@
 /**
  * Attacker-controlled text (candidates, responses, goals, notes, names) made presentable before it is
  * escaped for its output context: invisible control characters that could reorder or hide text
- * (bidi overrides such as U+202E, C0/C1 controls) are shown visibly, lone surrogates replaced, the
+ * (bidi overrides such as U+202E, C0/C1 controls, zero-width characters: the text-safety set) are shown visibly, lone surrogates replaced, the
  * text truncated by code points (never splitting a surrogate pair) and, with --redact, excerpts
  * replaced by a short hash so a reader can match identical values without seeing them.
  *
  * Escaping is a separate step (escape.ts), because it depends on where the text lands.
  */
 import { createHash } from 'node:crypto';
+import { replaceLoneSurrogates, showUnsafeCharacters } from '../text-safety.js';
 
 /** Default for --max-text. */
 export const DEFAULT_MAX_TEXT = 280;
@@ -19,13 +20,8 @@ export interface TextPolicy {
   redact: boolean;
 }
 
-// Bidi embedding/override/isolate controls and marks, which can make text read differently than it is.
-const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
-// C0 and C1 controls except tab and newline (which are normalized first), plus DEL.
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const OTHER_CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u0084\u0086-\u009F]/gu;
-// Lone surrogates (invalid UTF-16); without the u flag so the regex sees code units.
-const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+// Line breaks are normalized before the unsafe characters are labelled, so U+2028/2029 and NEL read as
+// a new line rather than as a label.
 const LINE_BREAKS = /\r\n|[\r\u0085\u2028\u2029]/gu;
 
 function codePointLabel(char: string): string {
@@ -35,12 +31,12 @@ function codePointLabel(char: string): string {
 
 /** Shows invisible control characters visibly and normalizes line breaks; the text is otherwise kept. */
 export function sanitizeText(raw: string): string {
-  return raw
-    .replace(LONE_SURROGATES, '\uFFFD')
-    .replace(LINE_BREAKS, '\n')
-    .replace(/\t/gu, ' ')
-    .replace(BIDI_CONTROLS, codePointLabel)
-    .replace(OTHER_CONTROLS, codePointLabel);
+  // The characters labelled are the shared text-safety set (controls, bidi, zero-width), so the report
+  // and every other output agree on what is unsafe.
+  return showUnsafeCharacters(
+    replaceLoneSurrogates(raw).replace(LINE_BREAKS, '\n').replace(/\t/gu, ' '),
+    codePointLabel,
+  );
 }
 
 /** Truncates to at most `max` code points, the last being an ellipsis when anything was cut. */

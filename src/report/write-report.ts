@@ -1,9 +1,18 @@
 /**
  * Writing a rendered report to disk: `report.md` + `charts/` for Markdown, one file for HTML and PDF.
- * Each file is written to a temporary name and renamed, so a reader never sees half a report.
+ * Each file goes through the shared output-file helper (temp, fsync, rename; FIFOs, devices, links and
+ * system paths refused), so a reader never sees half a report. The Markdown directory and its charts/
+ * are created (one level each); a missing parent is refused. The target is checked before rendering,
+ * so a bad --out fails before a PDF is printed.
  */
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import {
+  checkOutputDirectory,
+  checkOutputFile,
+  ensureOutputDirectory,
+  writeOutputFile,
+} from '../output-file.js';
 import { reportDataAsOf, type ReportModel } from './model.js';
 import { printPdf, resolveChromiumPath } from './pdf.js';
 import { chartPath, renderHtml, renderMarkdown, type RenderOptions } from './render.js';
@@ -44,31 +53,18 @@ async function reportFile(out: string, format: ReportFormat): Promise<string> {
   return out;
 }
 
-/** Writes `content` to `file` via a temporary file and a rename. */
-export async function writeFileAtomic(file: string, content: string | Uint8Array): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const temporary = `${file}.tmp-${process.pid}`;
-  const handle = await open(temporary, 'w');
-  try {
-    await handle.writeFile(content);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-}
-
 /** Renders a model in the requested format and writes it (with chart files for Markdown). */
 export async function writeReport(model: ReportModel, options: WriteReportOptions): Promise<WrittenReport> {
   const report = await reportFile(options.out, options.format);
+  const write = (file: string, content: string | Uint8Array): Promise<void> =>
+    writeOutputFile(file, content, { signal: options.signal });
   if (options.format === 'md') {
-    const rendered = await renderMarkdown(model, options);
     const directory = path.dirname(report);
+    await checkOutputDirectory(directory);
+    const rendered = await renderMarkdown(model, options);
+    await ensureOutputDirectory(directory);
+    if (rendered.charts.length > 0)
+      await ensureOutputDirectory(path.dirname(path.join(directory, chartPath('x', 'svg'))));
     const files = [report];
     for (const chart of rendered.charts) {
       const outputs: [string, string | Uint8Array][] = [
@@ -78,23 +74,24 @@ export async function writeReport(model: ReportModel, options: WriteReportOption
       if (chart.png) outputs.push([chartPath(chart.name, 'png'), chart.png]);
       for (const [relative, content] of outputs) {
         const file = path.join(directory, relative);
-        await writeFileAtomic(file, content);
+        await write(file, content);
         files.push(file);
       }
     }
-    await writeFileAtomic(report, rendered.markdown);
+    await write(report, rendered.markdown);
     return { report, files, redactedCount: rendered.redactedCount };
   }
+  await checkOutputFile(report);
   const rendered = await renderHtml(model, options);
   if (options.format === 'html') {
-    await writeFileAtomic(report, rendered.html);
+    await write(report, rendered.html);
   } else {
     const pdf = await printPdf(rendered.html, {
       executablePath: options.chromiumPath ?? resolveChromiumPath({}),
       signal: options.signal,
       documentDate: reportDataAsOf(model),
     });
-    await writeFileAtomic(report, pdf);
+    await write(report, pdf);
   }
   return { report, files: [report], redactedCount: rendered.redactedCount };
 }

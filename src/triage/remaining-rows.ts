@@ -3,10 +3,9 @@
  * format, as `<name>.remaining.<ext>`. Re-running either file is safe (the journal skips what was
  * applied); the remaining file just makes the leftover work easy to see and hand over.
  */
-import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { stringify } from 'csv-stringify/sync';
+import { csvText } from '../csv-text.js';
+import { writeOutputFile } from '../output-file.js';
 import type { DecisionRow, DecisionsFile } from './decisions-file.js';
 import { TRIAGE_FIELDS } from './triage-request.js';
 
@@ -26,20 +25,7 @@ export async function writeRemainingRows(
   const shown = remainingRowsPath(decisions.file);
   const target = path.resolve(cwd, shown);
   const text = decisions.format === 'csv' ? toCsv(rows) : toJson(rows);
-  const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    const handle = await open(temp, 'wx');
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, target);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  await writeOutputFile(target, text);
   return shown;
 }
 
@@ -49,7 +35,8 @@ function toCsv(rows: readonly DecisionRow[]): string {
     row.findingId,
     ...TRIAGE_FIELDS.map((field) => row.request[field] ?? ''),
   ]);
-  return stringify([columns, ...records]);
+  // RFC 4180, without the formula guard: this file is read back as decisions and must stay exact.
+  return csvText([columns, ...records]);
 }
 
 function toJson(rows: readonly DecisionRow[]): string {

@@ -10,6 +10,7 @@
 import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CliError } from '../errors.js';
+import { checkOutputDirectory } from '../output-file.js';
 import { openWarehouse, requireDatabase, scalarNumber } from './db.js';
 import { checkSchema } from './ddl.js';
 import { RELATIONS } from './schema.js';
@@ -49,6 +50,8 @@ export async function exportParquet(dbPath: string, outDir: string): Promise<Exp
   const warehouse = await openWarehouse(dbPath, { readOnly: true });
   try {
     await checkSchema(warehouse.conn, dbPath);
+    // The shared output rules: an existing parent, no link, FIFO or file in the way, no system path.
+    await checkOutputDirectory(target);
     await ensureEmptyTarget(target);
     await rm(work, { recursive: true, force: true });
     await mkdir(work, { recursive: true });

@@ -1,17 +1,21 @@
 /**
  * Renders a query result as table, csv, json, ndjson or markdown. The data is adversarial (jailbreak
  * prompts, model output), so each format escapes for where it will be read:
- * - csv: cells starting with = + - @ (or tab / carriage return) get a leading ' so spreadsheets do
- *   not run them as formulas (OWASP CSV injection); `raw` turns this off.
+ * - csv: RFC 4180 (fields with , " CR or LF quoted); cells starting with = + - @ (or tab / carriage
+ *   return) get a leading ' so spreadsheets do not run them as formulas (OWASP CSV injection), numbers
+ *   (negative ones too) stay numbers; `raw` turns the guard off, never the quoting.
  * - markdown: | and \ * _ ` [ ] < > & are escaped, newlines become <br>, control and bidi characters
  *   are shown as \u escapes — no cell can break the table or inject HTML. No rows: "(0 rows)" below.
  * - table (terminal): control and bidi characters shown as \u escapes (no terminal escape sequences),
  *   long cells cut.
  * - json / ndjson: exact values; JSON columns embedded as JSON.
  */
-import { stringify } from 'csv-stringify/sync';
-import { neutralizeControls } from '../api/error-body.js';
+import { csvText, neutralizeCsvFormula } from '../csv-text.js';
+import { escapeMarkdownCell, neutralizeControls } from '../text-safety.js';
 import type { QueryResult } from './query.js';
+
+// The Markdown cell rule is shared with the diff; re-exported for existing importers.
+export { escapeMarkdownCell };
 
 export const OUTPUT_FORMATS = ['table', 'csv', 'json', 'ndjson', 'markdown'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -32,10 +36,16 @@ function cellText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** OWASP: prefix with ' when the cell starts with a formula trigger. */
+/**
+ * OWASP: prefix with ' when the cell starts with a formula trigger. Number-shaped text (-5, -0.25,
+ * -1e3: BIGINT and DECIMAL arrive as strings) is kept, because a spreadsheet reads it as a number and a
+ * negative number is data, not a formula; `-1+1` is not number-shaped and is neutralized.
+ */
 export function neutralizeCsvCell(text: string): string {
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return NUMBER_SHAPED.test(text) ? text : neutralizeCsvFormula(text);
 }
+
+const NUMBER_SHAPED = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/u;
 
 function toObjects(result: QueryResult): Record<string, unknown>[] {
   return result.rows.map((row) => {
@@ -65,17 +75,8 @@ function formatCsv(result: QueryResult, options: FormatOptions): string {
       row.map((v) => (typeof v === 'number' ? String(v) : neutralize(cellText(v)))),
     ),
   ];
-  return stringify(records, { record_delimiter: '\n' });
-}
-
-export function escapeMarkdownCell(text: string): string {
-  return neutralizeControls(
-    text
-      .replace(/[\\|*_`[\]]/g, (c) => `\\${c}`)
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;'),
-  ).replace(/\r\n|\r|\n/g, '<br>');
+  // RFC 4180 quoting (a lone CR is quoted too, so no reader splits the row).
+  return csvText(records);
 }
 
 function formatMarkdown(result: QueryResult): string {

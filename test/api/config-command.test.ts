@@ -78,7 +78,7 @@ describe('airt-report config', () => {
     );
     expect(stdout).not.toContain('\u001b');
     expect(stdout).not.toContain('\u202e');
-    expect(stdout).toContain('1.0\\u{1b}[2J\\u{202e}evil');
+    expect(stdout).toContain('1.0\\u{001b}[2J\\u{202e}evil');
   });
 
   it('needs only the base URL', async () => {

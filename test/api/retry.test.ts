@@ -115,7 +115,7 @@ describe('abortableSleep', () => {
 describe('error bodies', () => {
   it('strips tags, scripts and control characters from snippets', () => {
     expect(textSnippet('<p>a\u001b[31mb</p><script>evil()</script> \u202e c')).toBe(
-      'a\\u{1b}[31mb \\u{202e} c',
+      'a\\u{001b}[31mb \\u{202e} c',
     );
   });
   it('keeps envelope fields independently and keeps non-envelope JSON as a snippet', () => {

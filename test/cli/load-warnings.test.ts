@@ -53,7 +53,7 @@ describe('load prints its warnings', () => {
     const lines = result.err.trimEnd().split('\n');
     expect(lines).toHaveLength(11);
     expect(lines[0]).toBe(
-      'warning: hostile\\u{1b}]0;pwned\\u{7}: line one\\nline two \\u{1b}[31mred\\u{202e}',
+      'warning: hostile\\u{001b}]0;pwned\\u{0007}: line one\\nline two \\u{001b}[31mred\\u{202e}',
     );
     expect(lines.slice(1, 10)).toEqual(
       Array.from({ length: 9 }, (_, i) => `warning: w${String(i + 1).padStart(2, '0')}: message ${i + 1}`),

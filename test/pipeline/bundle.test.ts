@@ -94,6 +94,8 @@ describe('audit bundle', () => {
       includeSnapshot: false,
       files,
     });
+    // The output helper creates no directories: a typo in --out must not grow a tree.
+    await mkdir(path.join(work, 'b'));
     const b = await writeBundle({
       out: path.join(work, 'b', 'b.zip'),
       snapshotDir,

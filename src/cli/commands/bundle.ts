@@ -73,6 +73,7 @@ export const bundleCommand = defineCommand<BundleArgs>({
       snapshotDir: resolve(args.snapshot),
       includeSnapshot: args['include-snapshot'] ?? false,
       files,
+      signal: io.signal,
     });
     io.stderr(`bundle: ${result.entries.length} entries, sha256 ${result.sha256}\n`);
     io.stdout(`${result.path}\n`);

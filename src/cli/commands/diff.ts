@@ -51,13 +51,19 @@ export const diffCommand = defineCommand<DiffArgs>({
       })
       .option('out', { type: 'string', describe: 'Write to this file instead of stdout' }),
   async run(args, io) {
-    const [{ openWarehouse }, { diffSnapshots }, { diffJson, diffMarkdown }, { writeFileAtomic }] =
-      await Promise.all([
-        import('../../warehouse/db.js'),
-        import('../../diff/snapshot-diff.js'),
-        import('../../diff/diff-report.js'),
-        import('../../snapshot/write-atomic.js'),
-      ]);
+    const [
+      { openWarehouse },
+      { diffSnapshots },
+      { diffJson, diffMarkdown },
+      { checkOutputFile, writeOutputFile },
+    ] = await Promise.all([
+      import('../../warehouse/db.js'),
+      import('../../diff/snapshot-diff.js'),
+      import('../../diff/diff-report.js'),
+      import('../../output-file.js'),
+    ]);
+    const out = args.out === undefined ? undefined : path.resolve(io.cwd, args.out);
+    if (out !== undefined) await checkOutputFile(out);
     const db = path.resolve(io.cwd, args.db);
     if (!existsSync(db)) {
       throw new CliError(
@@ -85,11 +91,10 @@ export const diffCommand = defineCommand<DiffArgs>({
     } finally {
       warehouse.close();
     }
-    if (args.out === undefined) {
+    if (out === undefined) {
       io.stdout(text);
     } else {
-      const out = path.resolve(io.cwd, args.out);
-      await writeFileAtomic(out, text);
+      await writeOutputFile(out, text, { signal: io.signal });
       io.stdout(`${out}\n`);
     }
     return EXIT.ok;

@@ -3,7 +3,6 @@
  * named query from queries/) on the warehouse, opened read-only. SQL errors print DuckDB's message on
  * one line. @list needs no database.
  */
-import { writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { EXIT, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
@@ -45,6 +44,10 @@ export const queryCommand = defineCommand<QueryArgs>({
     }
     if (args.sql.trim() === '') throw new UsageError('The SQL is empty: give SQL text, @name or @list.');
     if (args.db === undefined) throw new UsageError('Name the database: --db FILE.');
+    const [{ checkOutputFile, writeOutputFile }] = await Promise.all([import('../../output-file.js')]);
+    const target = args.out ? path.resolve(io.cwd, args.out) : undefined;
+    // Refused before the query runs, so a bad --out costs nothing.
+    if (target !== undefined) await checkOutputFile(target);
     const named = args.sql.startsWith('@') ? await readNamedQuery(args.sql.slice(1)) : null;
     const result = await runQuery(
       path.resolve(io.cwd, args.db),
@@ -52,11 +55,8 @@ export const queryCommand = defineCommand<QueryArgs>({
       named ? `Named query @${named.name}` : 'Query',
     );
     const text = formatResult(result, args.format, { raw: args.raw ?? false });
-    if (args.out) {
-      const target = path.resolve(io.cwd, args.out);
-      const temp = `${target}.tmp-${process.pid}`;
-      await writeFile(temp, text);
-      await rename(temp, target);
+    if (target !== undefined) {
+      await writeOutputFile(target, text, { signal: io.signal });
       io.stderr(`${result.rows.length} row(s) written to ${target}\n`);
     } else {
       io.stdout(text);
