@@ -11,18 +11,19 @@
  * A snapshot failing verification is refused unless `force`, and then marked verified = false.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError } from '../errors.js';
 import { MANIFEST_FILE } from '../snapshot/manifest.js';
 import { readManifest, verifySnapshot, type VerifyResult } from '../snapshot/verify.js';
-import { inTransaction, openWarehouse } from './db.js';
+import { createWarehouseFile, needsCreation, removeAbandoned } from './create-warehouse.js';
+import { inTransaction, openWarehouse, type Warehouse } from './db.js';
 import { ensureSchema } from './ddl.js';
-import { loadJournalInto, type JournalLoadResult } from './journal.js';
+import { loadJournalInto, readTriageJournal, type JournalLoadResult, type ParsedJournal } from './journal.js';
 import { SnapshotLoad, type LoadProgress, type VerifyProblem } from './snapshot-load.js';
 import { dropTrialStage } from './trial-loader.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, openWarehouseLocked } from './warehouse-lock.js';
 
 export { RecordCountError } from './snapshot-load.js';
 
@@ -43,6 +44,13 @@ export interface LoadOptions {
    * the load of a million-trial snapshot under 1 GB of resident memory.
    */
   memoryLimit?: string;
+  /**
+   * How long to wait (ms) while another process holds the database's write lock, e.g. another
+   * `load` (default 60 s); then the load fails naming the holder.
+   */
+  lockTimeoutMs?: number;
+  /** This command as recorded for a load that waits on our lock (default 'airt-report load'). */
+  command?: string;
 }
 
 export interface SnapshotLoadResult {
@@ -108,32 +116,54 @@ export async function loadSnapshots(
   dirs: readonly string[],
   options: LoadOptions = {},
 ): Promise<LoadResult> {
-  // Inputs are checked before the database file is created, so a typo leaves nothing behind.
+  // Inputs (the journal too) are checked before any database is touched, so a typo or a bad journal
+  // leaves nothing behind and commits nothing.
   for (const dir of dirs) await readManifest(path.resolve(dir));
-  if (options.journal) await requireFile(options.journal, 'triage journal');
-  const created = dbPath !== ':memory:' && !existsSync(dbPath);
-  const warehouse = await openWarehouse(dbPath, { memoryLimit: options.memoryLimit ?? DEFAULT_MEMORY_LIMIT });
-  const snapshots: SnapshotLoadResult[] = [];
-  let failed = true;
+  const journal = options.journal ? await readTriageJournal(options.journal) : null;
+  const memoryLimit = options.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
+  const open = (file: string): Promise<Warehouse> => openWarehouse(file, { memoryLimit });
+  if (dbPath === ':memory:') return loadInto(await open(dbPath), dirs, journal, options, []);
+  await removeAbandoned(dbPath);
+  if (await needsCreation(dbPath)) {
+    const snapshots: SnapshotLoadResult[] = [];
+    const created = await createWarehouseFile(
+      dbPath,
+      async (temp) => loadInto(await open(temp), dirs, journal, options, snapshots),
+      () => snapshots.some((s) => s.outcome === 'loaded'),
+    );
+    if (created.published && created.result) return created.result;
+    // Another load created the database meanwhile: load into it like into any existing database.
+  }
+  const warehouse = await openWarehouseLocked(dbPath, {
+    memoryLimit,
+    timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+    command: options.command ?? 'airt-report load',
+    ...(options.now ? { now: options.now } : {}),
+  });
+  return loadInto(warehouse, dirs, journal, options, []);
+}
+
+/**
+ * Loads into an open warehouse and closes it, checkpointed (a new database's file is then complete
+ * on its own). `snapshots` collects each snapshot's result as it commits: the caller may need them
+ * when a later snapshot fails.
+ */
+async function loadInto(
+  warehouse: Warehouse,
+  dirs: readonly string[],
+  journal: ParsedJournal | null,
+  options: LoadOptions,
+  snapshots: SnapshotLoadResult[],
+): Promise<LoadResult> {
   try {
     await ensureSchema(warehouse.conn, options.now);
     for (const dir of dirs) snapshots.push(await loadOneSnapshot(warehouse.conn, path.resolve(dir), options));
-    const journal = options.journal ? await loadJournalInto(warehouse.conn, options.journal) : null;
-    failed = false;
-    return { snapshots, journal };
+    const journalResult = journal ? await loadJournalInto(warehouse.conn, journal) : null;
+    return { snapshots, journal: journalResult };
   } finally {
+    await warehouse.conn.run('CHECKPOINT').catch(() => undefined);
     warehouse.close();
-    // A database this command created and then loaded nothing into is removed again.
-    if (failed && created && !snapshots.some((s) => s.outcome === 'loaded')) {
-      await Promise.all([dbPath, `${dbPath}.wal`].map((file) => rm(file, { force: true })));
-    }
   }
-}
-
-async function requireFile(file: string, what: string): Promise<void> {
-  const info = await stat(file).catch(() => null);
-  if (!info?.isFile())
-    throw new CliError(`Cannot read the ${what} ${file}: no such file. Nothing was loaded.`);
 }
 
 async function loadOneSnapshot(

@@ -50,6 +50,20 @@ export class RecordCountError extends CliError {
   override readonly name = 'RecordCountError';
 }
 
+/** A body field the manifest counts has a JSON type the API does not define. */
+export class SchemaDriftError extends CliError {
+  override readonly name = 'SchemaDriftError';
+}
+
+function jsonTypeOf(value: unknown): string {
+  if (typeof value === 'object') return value === null ? 'null' : 'an object';
+  return typeof value === 'string'
+    ? 'a string'
+    : typeof value === 'number'
+      ? 'a number'
+      : `a ${typeof value}`;
+}
+
 /** One difference between a snapshot directory and its manifest, as a sentence naming the file. */
 export interface VerifyProblem {
   file: string;
@@ -137,12 +151,22 @@ export class SnapshotLoad {
     }
   }
 
-  private checkCount(file: ManifestFile, loaded: number): void {
-    if (file.records !== null && file.records !== loaded) {
-      throw new RecordCountError(
-        `${path.join(this.dir, file.path)}: the manifest records ${file.records} items but ${loaded} were loaded. The snapshot is inconsistent; nothing was loaded.`,
+  /**
+   * `records` (the body's array of them) of a body whose count the manifest records: when that
+   * field is present with another JSON type, the mismatch is schema drift and the message names the
+   * file and field, not just the counts.
+   */
+  private checkCount(file: ManifestFile, loaded: number, records?: { body: unknown; field: string }): void {
+    if (file.records === null || file.records === loaded) return;
+    const value = records && isPlainObject(records.body) ? records.body[records.field] : undefined;
+    if (value !== undefined && value !== null && !Array.isArray(value)) {
+      throw new SchemaDriftError(
+        `${path.join(this.dir, file.path)}: field "${records?.field}" is ${jsonTypeOf(value)}, not the array the API defines (schema drift), so none of the ${file.records} items the manifest records could be read. Nothing was loaded.`,
       );
     }
+    throw new RecordCountError(
+      `${path.join(this.dir, file.path)}: the manifest records ${file.records} items but ${loaded} were loaded. The snapshot is inconsistent; nothing was loaded.`,
+    );
   }
 
   /** Loads everything; returns the number of load warnings and the rows per relation (RELATIONS order). */
@@ -256,7 +280,7 @@ export class SnapshotLoad {
     }
     const { scope, assessments, assessmentIds } = collectProjectSummary(entry, body, this.sink);
     this.projectScopes.set(entry.requestedKey, scope);
-    this.checkCount(file, assessments);
+    this.checkCount(file, assessments, { body, field: 'assessments' });
     for (const id of assessmentIds) this.assessmentScopes.set(id, scope);
   }
 
@@ -273,7 +297,7 @@ export class SnapshotLoad {
         { snapshotId: this.snapshotId, file: file.path, page: file.page ?? null, projectKeys, seen },
         this.sink,
       );
-      this.checkCount(file, items);
+      this.checkCount(file, items, { body, field: 'items' });
     }
   }
 
