@@ -11,18 +11,20 @@
  * A snapshot failing verification is refused unless `force`, and then marked verified = false.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError } from '../errors.js';
 import { MANIFEST_FILE } from '../snapshot/manifest.js';
+import { resolveInside } from '../snapshot/safe-path.js';
 import { readManifest, verifySnapshot, type VerifyResult } from '../snapshot/verify.js';
+import { TrialFileRepairs } from './altered-values.js';
 import { createWarehouseFile, needsCreation, removeAbandoned } from './create-warehouse.js';
 import { inTransaction, openWarehouse, type Warehouse } from './db.js';
 import { ensureSchema } from './ddl.js';
 import { loadJournalInto, readTriageJournal, type JournalLoadResult, type ParsedJournal } from './journal.js';
 import { SnapshotLoad, type LoadProgress, type VerifyProblem } from './snapshot-load.js';
-import { dropTrialStage } from './trial-loader.js';
+import { dropTrialStage, UnreadableTrialFileError } from './trial-loader.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, openWarehouseLocked } from './warehouse-lock.js';
 
 export { RecordCountError } from './snapshot-load.js';
@@ -171,22 +173,68 @@ async function loadOneSnapshot(
   dir: string,
   options: LoadOptions,
 ): Promise<SnapshotLoadResult> {
+  // Trial files DuckDB refuses although they are valid JSON (lone surrogates) are rewritten and the
+  // snapshot loaded again: the fast path stays as it is for every other file. Bounded: each retry
+  // repairs at least one more file, or the error stands.
+  const repairs = new TrialFileRepairs();
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await stageVerifyAndLoad(conn, dir, options, repairs, attempt === 0);
+      } catch (error) {
+        if (!(error instanceof UnreadableTrialFileError)) throw error;
+        if (!(await repairTrialFiles(dir, error.relPath, repairs, attempt === 0))) throw error;
+      }
+    }
+  } finally {
+    await repairs.remove();
+  }
+}
+
+/**
+ * Repairs the file DuckDB refused; on the first refusal, every other trial file holding a lone
+ * surrogate too (one retry instead of one per file). False when the refused file cannot be repaired.
+ */
+async function repairTrialFiles(
+  dir: string,
+  refused: string,
+  repairs: TrialFileRepairs,
+  scanAll: boolean,
+): Promise<boolean> {
+  if (!(await repairs.repair(resolveInside(dir, refused), refused))) return false;
+  if (scanAll) {
+    const manifest = await readManifest(dir);
+    for (const file of manifest.files.filter((f) => f.kind === 'trials' && f.path !== refused)) {
+      const full = resolveInside(dir, file.path);
+      if ((await stat(full).catch(() => null))?.isFile()) await repairs.repair(full, file.path);
+    }
+  }
+  return true;
+}
+
+async function stageVerifyAndLoad(
+  conn: DuckDBConnection,
+  dir: string,
+  options: LoadOptions,
+  repairs: TrialFileRepairs,
+  firstAttempt: boolean,
+): Promise<SnapshotLoadResult> {
   const progress = options.onProgress ?? (() => undefined);
   // Staging the trials (DuckDB threads) overlaps with hashing the files (verify) when the snapshot is
   // new: optimistically, as if every file verifies. Nothing is written until verification passed;
-  // if it did not, the stage is rebuilt from the files that did verify.
+  // if it did not, the stage is rebuilt from the files that did.
   const listed = await readManifest(dir);
-  const optimistic = (await loadedRoot(conn, listed.snapshot_id)) === undefined;
+  const optimistic = firstAttempt && (await loadedRoot(conn, listed.snapshot_id)) === undefined;
   const staging = optimistic
-    ? new SnapshotLoad(conn, dir, listed, new Set(listed.files.map((f) => f.path)), progress)
+    ? new SnapshotLoad(conn, dir, listed, new Set(listed.files.map((f) => f.path)), progress, repairs)
         .stageTrials()
         .then(
           () => null,
           (error: unknown) => ({ error }),
         )
-    : Promise.resolve(null);
+    : Promise.resolve({ error: null, notStaged: true });
   try {
-    return await verifyAndLoad(conn, dir, options, staging);
+    return await verifyAndLoad(conn, dir, options, staging, repairs);
   } finally {
     await staging;
     await dropTrialStage(conn);
@@ -206,7 +254,8 @@ async function verifyAndLoad(
   conn: DuckDBConnection,
   dir: string,
   options: LoadOptions,
-  staging: Promise<{ error: unknown } | null>,
+  staging: Promise<{ error: unknown; notStaged?: boolean } | null>,
+  repairs: TrialFileRepairs,
 ): Promise<SnapshotLoadResult> {
   const progress = options.onProgress ?? (() => undefined);
   const verification = await verifySnapshot(dir);
@@ -237,8 +286,8 @@ async function verifyAndLoad(
     );
   }
 
-  const load = new SnapshotLoad(conn, dir, manifest, verifiedFiles, progress);
-  if (verification.ok && stageFailure) throw stageFailure.error;
+  const load = new SnapshotLoad(conn, dir, manifest, verifiedFiles, progress, repairs);
+  if (verification.ok && stageFailure && !stageFailure.notStaged) throw stageFailure.error;
   if (!verification.ok || stageFailure) {
     // The optimistic stage assumed every file verifies: rebuild it from the files that did.
     await dropTrialStage(conn);
