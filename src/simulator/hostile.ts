@@ -1,8 +1,8 @@
 /**
  * Attacker-controlled text the service really returns (jailbreak prompts, model output, operator
  * notes). The simulator plants these on purpose so every output context (HTML, Markdown, CSV,
- * terminals, file paths) is exercised against them. No NUL characters and no lone surrogates: the
- * service's JSON never carries those.
+ * terminals, file paths) is exercised against them. NUL characters and lone surrogates only with
+ * the simulator option `brokenText` (BROKEN_TEXT below).
  */
 
 /** 20 KB of mixed markup, table breakers, formulas and emoji: exercises truncation everywhere. */
@@ -35,6 +35,28 @@ export const HOSTILE_STRINGS: readonly string[] = [
   '${process.env.AIRT_TOKEN}',
   '```\nunterminated code fence',
 ];
+
+/**
+ * Valid JSON that stresses a reader beyond HOSTILE_STRINGS (simulator option `brokenText`): model
+ * output cut inside an emoji (a lone surrogate, serialized as the escape `\ud83e`), a NUL character,
+ * a 1 MB response, and a key the API spec does not know. Applied to an assessment's first trials.
+ */
+export const BROKEN_TEXT = {
+  loneSurrogate: 'Sure, here is the plan \ud83e',
+  nul: 'before\u0000after',
+  megabyte: 'y'.repeat(1024 * 1024),
+} as const;
+
+/** The trial at `position` (0-based in its assessment's list) with BROKEN_TEXT planted, if any. */
+export function withBrokenText<T extends { response: string; candidate: string }>(
+  trial: T,
+  position: number,
+): T {
+  if (position === 0) return { ...trial, response: BROKEN_TEXT.loneSurrogate };
+  if (position === 1) return { ...trial, candidate: BROKEN_TEXT.nul, unknown_key_x: { nested: [1] } };
+  if (position === 2) return { ...trial, response: BROKEN_TEXT.megabyte };
+  return trial;
+}
 
 /** Hostile names for projects, assessments and evaluation jobs. */
 export const HOSTILE_NAMES: readonly string[] = [

@@ -73,6 +73,8 @@ export interface SimulatorOptions {
   upgradeRequired?: boolean;
   /** Adds a project whose slug is `../../etc` (path-safety tests of snapshot writers). */
   hostileSlug?: boolean;
+  /** Each assessment's first trials carry BROKEN_TEXT (lone surrogate, NUL, 1 MB, unknown key). */
+  brokenText?: boolean;
   /** Whether the organization has a payment method (auto-refill cannot be enabled without). Default true. */
   hasPaymentMethod?: boolean;
 }
@@ -91,6 +93,7 @@ export interface ResolvedOptions {
   epoch: number;
   upgradeRequired: boolean;
   hostileSlug: boolean;
+  brokenText: boolean;
   hasPaymentMethod: boolean;
 }
 
@@ -132,6 +135,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     epoch: positiveInt('epoch', options.epoch ?? 0, 0),
     upgradeRequired: options.upgradeRequired ?? false,
     hostileSlug: options.hostileSlug ?? false,
+    brokenText: options.brokenText ?? false,
     hasPaymentMethod: options.hasPaymentMethod ?? true,
   });
 }

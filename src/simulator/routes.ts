@@ -213,6 +213,7 @@ export class Router {
     const trialQuery = {
       limit: limit === null ? 500 : Number(limit),
       jailbreaksOnly: jailbreaksWord !== undefined && TRUE_WORDS.has(jailbreaksWord),
+      brokenText: this.service.options.brokenText,
     };
     return { status: 200, chunks: () => trialListChunks(assessment, trialQuery) };
   }

@@ -4,7 +4,7 @@
  * the spec's order; runs flagged for it add a key a future API version might send.
  */
 import { iso } from './clock.js';
-import { HOSTILE_20KB, HOSTILE_STRINGS } from './hostile.js';
+import { HOSTILE_20KB, HOSTILE_STRINGS, withBrokenText } from './hostile.js';
 import type { AssessmentPlan, AttackRunPlan } from './plan-types.js';
 import { Rng, mix } from './prng.js';
 import { skeletonAt, isJailbreak, type TrialSkeleton } from './run-stats.js';
@@ -254,18 +254,22 @@ export function trialAt(
 export interface TrialQuery {
   limit: number;
   jailbreaksOnly: boolean;
+  /** Plant BROKEN_TEXT (hostile.ts) in the first trials. */
+  brokenText?: boolean;
 }
 
 /** The assessment's trials in list order (run by run), honoring the filter and the limit. */
 export function* assessmentTrials(assessment: AssessmentPlan, query: TrialQuery): Generator<TrialJson> {
   let emitted = 0;
+  const plant = query.brokenText ?? false;
   for (const run of assessment.runs) {
     for (let i = 0; i < run.visibleTrials; i++) {
       if (emitted >= query.limit) return;
       const skeleton = skeletonAt(run, i);
       if (query.jailbreaksOnly && !isJailbreak(skeleton)) continue;
+      const trial = trialAt(run, i, skeleton);
+      yield plant ? withBrokenText(trial, emitted) : trial;
       emitted++;
-      yield trialAt(run, i, skeleton);
     }
   }
 }

@@ -39,6 +39,12 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
     instance = await DuckDBInstance.create(path, config);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    if (/not a valid DuckDB database file/i.test(reason))
+      throw new CliError(
+        `${path} exists but is not a DuckDB database (another program's file, or one left by an interrupted load of an older airt-report). Nothing was loaded or changed; move it away, or name another --db file.`,
+        1,
+        { cause: error },
+      );
     throw new CliError(`Cannot open the database ${path}: ${reason}`, 1, { cause: error });
   }
   const conn = await instance.connect();

@@ -96,6 +96,14 @@ const MIGRATIONS: readonly Migration[] = [
       'DROP TABLE message_parts',
     ],
   },
+  {
+    version: 4,
+    description: 'altered_values: values stored altered (lone surrogates as U+FFFD) with their original JSON',
+    statements: () => [
+      `CREATE TABLE IF NOT EXISTS altered_values (snapshot_id VARCHAR, file VARCHAR, json_path VARCHAR,
+        table_name VARCHAR, row_key JSON, original_json VARCHAR, ordinal BIGINT)`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 1;

@@ -81,18 +81,39 @@ function parseJournal(
   return { applied, lines, notApplied };
 }
 
-/** Within the caller's connection (one transaction). */
-export async function loadJournalInto(
-  conn: DuckDBConnection,
-  journalPath: string,
-): Promise<JournalLoadResult> {
+/** A journal read and validated, not yet loaded. */
+export interface ParsedJournal {
+  /** As the user named it (messages, load_warnings). */
+  file: string;
+  applied: JournalLine[];
+  lines: number;
+  notApplied: number;
+  warnings: string[];
+}
+
+/**
+ * Reads and validates a journal. `load --journal` calls this before any snapshot's transaction, so a
+ * bad journal fails the command before anything is committed (all or nothing).
+ */
+export async function readTriageJournal(journalPath: string): Promise<ParsedJournal> {
   const file = path.resolve(journalPath);
   const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new CliError(`Cannot read the triage journal ${journalPath}: ${error.message}`);
+    throw new CliError(
+      `Cannot read the triage journal ${journalPath}: ${error.code === 'ENOENT' ? 'no such file' : error.message}. Nothing was loaded.`,
+    );
   });
   const warnings: string[] = [];
   const { applied, lines, notApplied } = parseJournal(text, journalPath, warnings);
+  return { file: journalPath, applied, lines, notApplied, warnings };
+}
 
+/** Within the caller's connection (one transaction). */
+export async function loadJournalInto(
+  conn: DuckDBConnection,
+  journal: ParsedJournal,
+): Promise<JournalLoadResult> {
+  const { file: journalPath, applied, lines, notApplied } = journal;
+  const warnings = [...journal.warnings];
   return inTransaction(conn, async () => {
     const loadedKeys = new Set(
       (
@@ -183,10 +204,11 @@ async function attackRunScopes(conn: DuckDBConnection): Promise<Map<string, [str
 
 /** Opens the database, loads one journal (one transaction), closes. */
 export async function loadTriageJournal(dbPath: string, journalPath: string): Promise<JournalLoadResult> {
+  const journal = await readTriageJournal(journalPath);
   const warehouse = await openWarehouse(dbPath);
   try {
     await ensureSchema(warehouse.conn);
-    return await loadJournalInto(warehouse.conn, journalPath);
+    return await loadJournalInto(warehouse.conn, journal);
   } finally {
     warehouse.close();
   }

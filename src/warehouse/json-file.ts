@@ -68,17 +68,19 @@ const LOCATE_LIMIT_BYTES = 256 * 1024 * 1024;
 
 /**
  * The error for a trial file DuckDB could not read: the exact position when the file is small enough
- * to re-parse here, else DuckDB's own description (which gives the byte and record).
+ * to re-parse here, else DuckDB's own description (which gives the byte and record). Null when the
+ * file is valid JSON after all (DuckDB refuses some valid JSON, e.g. a lone surrogate escape).
  */
 export async function malformedFileError(
   absPath: string,
   displayPath: string,
   duckdbMessage: string,
-): Promise<CliError> {
+): Promise<CliError | null> {
   const size = (await stat(absPath)).size;
   if (size <= LOCATE_LIMIT_BYTES) {
     try {
       await readJsonFile(absPath, displayPath);
+      return null;
     } catch (error) {
       if (error instanceof MalformedJsonError) return error;
     }

@@ -11,18 +11,21 @@
  * A snapshot failing verification is refused unless `force`, and then marked verified = false.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError } from '../errors.js';
 import { MANIFEST_FILE } from '../snapshot/manifest.js';
+import { resolveInside } from '../snapshot/safe-path.js';
 import { readManifest, verifySnapshot, type VerifyResult } from '../snapshot/verify.js';
-import { inTransaction, openWarehouse } from './db.js';
+import { TrialFileRepairs } from './altered-values.js';
+import { createWarehouseFile, needsCreation, removeAbandoned } from './create-warehouse.js';
+import { inTransaction, openWarehouse, type Warehouse } from './db.js';
 import { ensureSchema } from './ddl.js';
-import { loadJournalInto, type JournalLoadResult } from './journal.js';
+import { loadJournalInto, readTriageJournal, type JournalLoadResult, type ParsedJournal } from './journal.js';
 import { SnapshotLoad, type LoadProgress, type VerifyProblem } from './snapshot-load.js';
-import { dropTrialStage } from './trial-loader.js';
+import { dropTrialStage, UnreadableTrialFileError } from './trial-loader.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, openWarehouseLocked } from './warehouse-lock.js';
 
 export { RecordCountError } from './snapshot-load.js';
 
@@ -43,6 +46,13 @@ export interface LoadOptions {
    * the load of a million-trial snapshot under 1 GB of resident memory.
    */
   memoryLimit?: string;
+  /**
+   * How long to wait (ms) while another process holds the database's write lock, e.g. another
+   * `load` (default 60 s); then the load fails naming the holder.
+   */
+  lockTimeoutMs?: number;
+  /** This command as recorded for a load that waits on our lock (default 'airt-report load'). */
+  command?: string;
 }
 
 export interface SnapshotLoadResult {
@@ -108,32 +118,54 @@ export async function loadSnapshots(
   dirs: readonly string[],
   options: LoadOptions = {},
 ): Promise<LoadResult> {
-  // Inputs are checked before the database file is created, so a typo leaves nothing behind.
+  // Inputs (the journal too) are checked before any database is touched, so a typo or a bad journal
+  // leaves nothing behind and commits nothing.
   for (const dir of dirs) await readManifest(path.resolve(dir));
-  if (options.journal) await requireFile(options.journal, 'triage journal');
-  const created = dbPath !== ':memory:' && !existsSync(dbPath);
-  const warehouse = await openWarehouse(dbPath, { memoryLimit: options.memoryLimit ?? DEFAULT_MEMORY_LIMIT });
-  const snapshots: SnapshotLoadResult[] = [];
-  let failed = true;
+  const journal = options.journal ? await readTriageJournal(options.journal) : null;
+  const memoryLimit = options.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
+  const open = (file: string): Promise<Warehouse> => openWarehouse(file, { memoryLimit });
+  if (dbPath === ':memory:') return loadInto(await open(dbPath), dirs, journal, options, []);
+  await removeAbandoned(dbPath);
+  if (await needsCreation(dbPath)) {
+    const snapshots: SnapshotLoadResult[] = [];
+    const created = await createWarehouseFile(
+      dbPath,
+      async (temp) => loadInto(await open(temp), dirs, journal, options, snapshots),
+      () => snapshots.some((s) => s.outcome === 'loaded'),
+    );
+    if (created.published && created.result) return created.result;
+    // Another load created the database meanwhile: load into it like into any existing database.
+  }
+  const warehouse = await openWarehouseLocked(dbPath, {
+    memoryLimit,
+    timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+    command: options.command ?? 'airt-report load',
+    ...(options.now ? { now: options.now } : {}),
+  });
+  return loadInto(warehouse, dirs, journal, options, []);
+}
+
+/**
+ * Loads into an open warehouse and closes it, checkpointed (a new database's file is then complete
+ * on its own). `snapshots` collects each snapshot's result as it commits: the caller may need them
+ * when a later snapshot fails.
+ */
+async function loadInto(
+  warehouse: Warehouse,
+  dirs: readonly string[],
+  journal: ParsedJournal | null,
+  options: LoadOptions,
+  snapshots: SnapshotLoadResult[],
+): Promise<LoadResult> {
   try {
     await ensureSchema(warehouse.conn, options.now);
     for (const dir of dirs) snapshots.push(await loadOneSnapshot(warehouse.conn, path.resolve(dir), options));
-    const journal = options.journal ? await loadJournalInto(warehouse.conn, options.journal) : null;
-    failed = false;
-    return { snapshots, journal };
+    const journalResult = journal ? await loadJournalInto(warehouse.conn, journal) : null;
+    return { snapshots, journal: journalResult };
   } finally {
+    await warehouse.conn.run('CHECKPOINT').catch(() => undefined);
     warehouse.close();
-    // A database this command created and then loaded nothing into is removed again.
-    if (failed && created && !snapshots.some((s) => s.outcome === 'loaded')) {
-      await Promise.all([dbPath, `${dbPath}.wal`].map((file) => rm(file, { force: true })));
-    }
   }
-}
-
-async function requireFile(file: string, what: string): Promise<void> {
-  const info = await stat(file).catch(() => null);
-  if (!info?.isFile())
-    throw new CliError(`Cannot read the ${what} ${file}: no such file. Nothing was loaded.`);
 }
 
 async function loadOneSnapshot(
@@ -141,22 +173,68 @@ async function loadOneSnapshot(
   dir: string,
   options: LoadOptions,
 ): Promise<SnapshotLoadResult> {
+  // Trial files DuckDB refuses although they are valid JSON (lone surrogates) are rewritten and the
+  // snapshot loaded again: the fast path stays as it is for every other file. Bounded: each retry
+  // repairs at least one more file, or the error stands.
+  const repairs = new TrialFileRepairs();
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await stageVerifyAndLoad(conn, dir, options, repairs, attempt === 0);
+      } catch (error) {
+        if (!(error instanceof UnreadableTrialFileError)) throw error;
+        if (!(await repairTrialFiles(dir, error.relPath, repairs, attempt === 0))) throw error;
+      }
+    }
+  } finally {
+    await repairs.remove();
+  }
+}
+
+/**
+ * Repairs the file DuckDB refused; on the first refusal, every other trial file holding a lone
+ * surrogate too (one retry instead of one per file). False when the refused file cannot be repaired.
+ */
+async function repairTrialFiles(
+  dir: string,
+  refused: string,
+  repairs: TrialFileRepairs,
+  scanAll: boolean,
+): Promise<boolean> {
+  if (!(await repairs.repair(resolveInside(dir, refused), refused))) return false;
+  if (scanAll) {
+    const manifest = await readManifest(dir);
+    for (const file of manifest.files.filter((f) => f.kind === 'trials' && f.path !== refused)) {
+      const full = resolveInside(dir, file.path);
+      if ((await stat(full).catch(() => null))?.isFile()) await repairs.repair(full, file.path);
+    }
+  }
+  return true;
+}
+
+async function stageVerifyAndLoad(
+  conn: DuckDBConnection,
+  dir: string,
+  options: LoadOptions,
+  repairs: TrialFileRepairs,
+  firstAttempt: boolean,
+): Promise<SnapshotLoadResult> {
   const progress = options.onProgress ?? (() => undefined);
   // Staging the trials (DuckDB threads) overlaps with hashing the files (verify) when the snapshot is
   // new: optimistically, as if every file verifies. Nothing is written until verification passed;
-  // if it did not, the stage is rebuilt from the files that did verify.
+  // if it did not, the stage is rebuilt from the files that did.
   const listed = await readManifest(dir);
-  const optimistic = (await loadedRoot(conn, listed.snapshot_id)) === undefined;
+  const optimistic = firstAttempt && (await loadedRoot(conn, listed.snapshot_id)) === undefined;
   const staging = optimistic
-    ? new SnapshotLoad(conn, dir, listed, new Set(listed.files.map((f) => f.path)), progress)
+    ? new SnapshotLoad(conn, dir, listed, new Set(listed.files.map((f) => f.path)), progress, repairs)
         .stageTrials()
         .then(
           () => null,
           (error: unknown) => ({ error }),
         )
-    : Promise.resolve(null);
+    : Promise.resolve({ error: null, notStaged: true });
   try {
-    return await verifyAndLoad(conn, dir, options, staging);
+    return await verifyAndLoad(conn, dir, options, staging, repairs);
   } finally {
     await staging;
     await dropTrialStage(conn);
@@ -176,7 +254,8 @@ async function verifyAndLoad(
   conn: DuckDBConnection,
   dir: string,
   options: LoadOptions,
-  staging: Promise<{ error: unknown } | null>,
+  staging: Promise<{ error: unknown; notStaged?: boolean } | null>,
+  repairs: TrialFileRepairs,
 ): Promise<SnapshotLoadResult> {
   const progress = options.onProgress ?? (() => undefined);
   const verification = await verifySnapshot(dir);
@@ -207,8 +286,8 @@ async function verifyAndLoad(
     );
   }
 
-  const load = new SnapshotLoad(conn, dir, manifest, verifiedFiles, progress);
-  if (verification.ok && stageFailure) throw stageFailure.error;
+  const load = new SnapshotLoad(conn, dir, manifest, verifiedFiles, progress, repairs);
+  if (verification.ok && stageFailure && !stageFailure.notStaged) throw stageFailure.error;
   if (!verification.ok || stageFailure) {
     // The optimistic stage assumed every file verifies: rebuild it from the files that did.
     await dropTrialStage(conn);

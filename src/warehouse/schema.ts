@@ -295,6 +295,23 @@ export const LOAD_WARNINGS: TableDef = {
   ],
 };
 
+export const ALTERED_VALUES: TableDef = {
+  name: 'altered_values',
+  doc: 'Values stored altered because DuckDB cannot hold them (a lone UTF-16 surrogate, stored as U+FFFD), with the original: JSON.parse(original_json) restores it. A row is flagged altered when its table_name and row_key (JSON of its key columns) are listed here.',
+  scope: 'snapshot',
+  columns: [
+    SNAPSHOT,
+    /** The snapshot file and the value's JSON path in it. */
+    ctx('file', 'VARCHAR'),
+    ctx('json_path', 'VARCHAR'),
+    /** The row holding the value (trials: {"assessment_id", "trial_ordinal"}); NULL for summaries. */
+    ctx('table_name', 'VARCHAR'),
+    ctx('row_key', 'JSON'),
+    ctx('original_json', 'VARCHAR'),
+    ORDINAL,
+  ],
+};
+
 /** Every stored table, in load (and DDL) order. */
 export const TABLES: readonly TableDef[] = [
   SNAPSHOTS,
@@ -320,6 +337,7 @@ export const TABLES: readonly TableDef[] = [
   ANALYTICS_WARNINGS,
   SCHEMA_DRIFT,
   LOAD_WARNINGS,
+  ALTERED_VALUES,
 ];
 
 /**

@@ -11,6 +11,12 @@ import { formatIssues } from '../api/parse.js';
 import type { Manifest, ManifestFile } from '../snapshot/manifest.js';
 import { resolveInside } from '../snapshot/safe-path.js';
 import { VERSION } from '../version.js';
+import {
+  alteredValueRows,
+  repairLoneSurrogates,
+  type AlteredValue,
+  type TrialFileRepairs,
+} from './altered-values.js';
 import { appendRows, scalarNumber, type Row } from './db.js';
 import { collectEvaluationPage } from './evaluation-rows.js';
 import { collectFindingDetail } from './finding-rows.js';
@@ -26,6 +32,7 @@ import {
   type TrialFile,
 } from './trial-loader.js';
 import {
+  ALTERED_VALUES,
   ATTACK_RUNS,
   LOAD_WARNINGS,
   MESSAGE_PARTS,
@@ -50,6 +57,20 @@ export class RecordCountError extends CliError {
   override readonly name = 'RecordCountError';
 }
 
+/** A body field the manifest counts has a JSON type the API does not define. */
+export class SchemaDriftError extends CliError {
+  override readonly name = 'SchemaDriftError';
+}
+
+function jsonTypeOf(value: unknown): string {
+  if (typeof value === 'object') return value === null ? 'null' : 'an object';
+  return typeof value === 'string'
+    ? 'a string'
+    : typeof value === 'number'
+      ? 'a number'
+      : `a ${typeof value}`;
+}
+
 /** One difference between a snapshot directory and its manifest, as a sentence naming the file. */
 export interface VerifyProblem {
   file: string;
@@ -66,6 +87,8 @@ export class SnapshotLoad {
   private readonly assessmentScopes = new Map<string, ScopeContext>();
   /** manifest project key → scope. */
   private readonly projectScopes = new Map<string, ScopeContext>();
+  /** Values stored altered (see altered-values.ts), in load order. */
+  private readonly altered: AlteredValue[] = [];
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -73,6 +96,8 @@ export class SnapshotLoad {
     private readonly manifest: Manifest,
     private readonly verifiedFiles: ReadonlySet<string>,
     private readonly progress: (event: LoadProgress) => void,
+    /** Trial files DuckDB refused although valid JSON, rewritten: read these copies instead. */
+    private readonly repairs: TrialFileRepairs,
   ) {
     this.snapshotId = manifest.snapshot_id;
   }
@@ -87,7 +112,17 @@ export class SnapshotLoad {
   private async readBody(file: ManifestFile): Promise<unknown> {
     const full = resolveInside(this.dir, file.path);
     try {
-      return await readJsonFile(full, path.join(this.dir, file.path));
+      const body = await readJsonFile(full, path.join(this.dir, file.path));
+      // Stored as UTF-8, a lone surrogate would silently become U+FFFD: do it here, and keep the original.
+      return repairLoneSurrogates(body, '$', (jsonPath, original) =>
+        this.altered.push({
+          file: file.path,
+          jsonPath,
+          originalJson: JSON.stringify(original),
+          table: null,
+          rowKey: null,
+        }),
+      );
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         this.sink.warn(
@@ -121,12 +156,13 @@ export class SnapshotLoad {
       const full = resolveInside(this.dir, file.path);
       // Only regular files: the stage may run before verification (which refuses anything else), and
       // a FIFO or device must not block or feed the reader meanwhile. loadTrials() skips the same ones.
+      const repaired = this.repairs.files.get(file.path);
       if (await fileExists(full))
         files.push({
           fileNo,
-          path: full,
+          path: repaired?.path ?? full,
           relPath: file.path,
-          bytes: file.bytes,
+          bytes: repaired?.bytes ?? file.bytes,
           vouched: this.isVouched(file),
         });
     }
@@ -137,12 +173,22 @@ export class SnapshotLoad {
     }
   }
 
-  private checkCount(file: ManifestFile, loaded: number): void {
-    if (file.records !== null && file.records !== loaded) {
-      throw new RecordCountError(
-        `${path.join(this.dir, file.path)}: the manifest records ${file.records} items but ${loaded} were loaded. The snapshot is inconsistent; nothing was loaded.`,
+  /**
+   * `records` (the body's array of them) of a body whose count the manifest records: when that
+   * field is present with another JSON type, the mismatch is schema drift and the message names the
+   * file and field, not just the counts.
+   */
+  private checkCount(file: ManifestFile, loaded: number, records?: { body: unknown; field: string }): void {
+    if (file.records === null || file.records === loaded) return;
+    const value = records && isPlainObject(records.body) ? records.body[records.field] : undefined;
+    if (value !== undefined && value !== null && !Array.isArray(value)) {
+      throw new SchemaDriftError(
+        `${path.join(this.dir, file.path)}: field "${records?.field}" is ${jsonTypeOf(value)}, not the array the API defines (schema drift), so none of the ${file.records} items the manifest records could be read. Nothing was loaded.`,
       );
     }
+    throw new RecordCountError(
+      `${path.join(this.dir, file.path)}: the manifest records ${file.records} items but ${loaded} were loaded. The snapshot is inconsistent; nothing was loaded.`,
+    );
   }
 
   /** Loads everything; returns the number of load warnings and the rows per relation (RELATIONS order). */
@@ -186,10 +232,18 @@ export class SnapshotLoad {
     await this.loadEvaluations();
     await this.loadFindings();
     for (const table of TABLES) {
-      if (table === LOAD_WARNINGS || table === TRIALS) continue;
+      if (table === LOAD_WARNINGS || table === TRIALS || table === ALTERED_VALUES) continue;
       await this.write(table, this.sink.rows.get(table.name) ?? []);
     }
     await this.loadTrials();
+    await this.write(ALTERED_VALUES, alteredValueRows(this.snapshotId, this.altered));
+    if (this.altered.length > 0)
+      sink.warn(
+        'altered_values',
+        `${this.altered.length} value(s) held lone surrogates (invalid UTF-16, e.g. model output cut inside an emoji) and were stored with U+FFFD in their place; originals kept in altered_values (original_json)`,
+        null,
+        { values: this.altered.length, files: [...new Set(this.altered.map((a) => a.file))].sort() },
+      );
     const warnings = [...this.manifestWarnings(problems), ...sink.warnings];
     await this.write(LOAD_WARNINGS, warningRows(this.snapshotId, warnings));
     // Every relation was counted above (written from JS, or counted after the trial load).
@@ -256,7 +310,7 @@ export class SnapshotLoad {
     }
     const { scope, assessments, assessmentIds } = collectProjectSummary(entry, body, this.sink);
     this.projectScopes.set(entry.requestedKey, scope);
-    this.checkCount(file, assessments);
+    this.checkCount(file, assessments, { body, field: 'assessments' });
     for (const id of assessmentIds) this.assessmentScopes.set(id, scope);
   }
 
@@ -273,7 +327,7 @@ export class SnapshotLoad {
         { snapshotId: this.snapshotId, file: file.path, page: file.page ?? null, projectKeys, seen },
         this.sink,
       );
-      this.checkCount(file, items);
+      this.checkCount(file, items, { body, field: 'items' });
     }
   }
 
@@ -342,11 +396,20 @@ export class SnapshotLoad {
         );
         continue;
       }
+      const repaired = this.repairs.files.get(file.path);
+      for (const value of repaired?.altered ?? [])
+        this.altered.push({
+          file: file.path,
+          jsonPath: value.jsonPath,
+          originalJson: value.originalJson,
+          table: 'trials',
+          rowKey: { assessment_id: assessmentId, trial_ordinal: value.record },
+        });
       files.push({
         fileNo,
-        path: full,
+        path: repaired?.path ?? full,
         relPath: file.path,
-        bytes: file.bytes,
+        bytes: repaired?.bytes ?? file.bytes,
         assessmentId,
         projectId: scope?.project_id ?? null,
         projectKey: scope?.project_key ?? null,

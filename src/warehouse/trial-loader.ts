@@ -93,6 +93,24 @@ function batches<T>(items: readonly T[], size: number): T[][] {
 
 const fileList = (files: StagedFiles): string => `[${files.map((f) => quoteLiteral(f.path)).join(', ')}]`;
 
+/**
+ * A trial file that is valid JSON but that DuckDB's reader refuses (a lone surrogate escape). The
+ * loader rewrites such a file (altered-values.ts) and loads again; this reaches the user only when
+ * the rewrite cannot help.
+ */
+export class UnreadableTrialFileError extends CliError {
+  override readonly name = 'UnreadableTrialFileError';
+  constructor(
+    readonly relPath: string,
+    readonly dir: string,
+    duckdbMessage: string,
+  ) {
+    super(
+      `Cannot read trial file ${relPath} of ${dir}: it is valid JSON, but DuckDB's reader refuses it (${duckdbMessage.split('\n')[0] ?? ''}). Nothing was loaded.`,
+    );
+  }
+}
+
 /** Thrown when DuckDB cannot read a trial file; trialReadFailure() turns it into the user's message. */
 class TrialReadError extends Error {
   constructor(
@@ -122,7 +140,12 @@ export async function trialReadFailure(error: unknown, dir: string): Promise<unk
   const culprit =
     error.files.find((f) => f.path === named) ?? (error.files.length === 1 ? error.files[0] : undefined);
   if (culprit && /malformed json/i.test(error.duckdbMessage)) {
-    return malformedFileError(culprit.path, path.join(dir, culprit.relPath), error.duckdbMessage);
+    const located = await malformedFileError(
+      culprit.path,
+      path.join(dir, culprit.relPath),
+      error.duckdbMessage,
+    );
+    return located ?? new UnreadableTrialFileError(culprit.relPath, dir, error.duckdbMessage);
   }
   const listed = error.files.slice(0, 3).map((f) => f.relPath);
   if (error.files.length > 3) listed.push(`and ${error.files.length - 3} more`);

@@ -98,6 +98,30 @@ describe('snapshots the loader refuses or cannot read', () => {
     if (existsSync(db)) expect((await tableCounts(db)).trials).toBe(0);
   });
 
+  it('names the file and field when a counted array has the wrong type (schema drift)', async () => {
+    const dir = await copyFixture(FIXTURES.first, work.dir);
+    const file = path.join(dir, 'projects/payments-bot/summary.json');
+    const body = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    body.assessments = { count: 2 };
+    await writeFile(file, JSON.stringify(body));
+    await reseal(dir);
+    await expect(loadSnapshots(db, [dir])).rejects.toThrow(
+      /projects\/payments-bot\/summary\.json: field "assessments" is an object, not the array the API defines \(schema drift\)/,
+    );
+  });
+
+  it('validates a journal before committing anything: a bad journal loads no snapshot', async () => {
+    const journal = path.join(work.dir, 'bad.jsonl');
+    await writeFile(journal, '{"journal":"airt-triage/1"}\n{oops\n{"journal":"airt-triage/1"}\n');
+    await expect(loadSnapshots(db, [FIXTURES.first], { journal })).rejects.toThrow(/bad\.jsonl:2/);
+    if (existsSync(db)) expect((await tableCounts(db)).snapshots).toBe(0);
+    await loadSnapshots(db, [FIXTURES.second]);
+    await expect(loadSnapshots(db, [FIXTURES.first], { journal })).rejects.toThrow(/bad\.jsonl:2/);
+    expect(await rows(db, 'SELECT snapshot_id FROM snapshots')).toEqual([
+      { snapshot_id: path.basename(FIXTURES.second) },
+    ]);
+  });
+
   it('keeps a value of the wrong type (never coerced) in extra, with a warning', async () => {
     const dir = await copyFixture(FIXTURES.first, work.dir);
     const file = path.join(dir, TRIAL_FILE);

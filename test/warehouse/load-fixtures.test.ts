@@ -33,6 +33,7 @@ const EXPECTED: Record<string, Record<string, number>> = {
     analytics_warnings: 0,
     schema_drift: 0,
     load_warnings: 0,
+    altered_values: 0,
   },
   '20260315T060000Z-second': {
     snapshots: 1,
@@ -60,6 +61,7 @@ const EXPECTED: Record<string, Record<string, number>> = {
     analytics_warnings: 1,
     schema_drift: 3,
     load_warnings: 4,
+    altered_values: 0,
   },
   '20260320T060000Z-partial': {
     snapshots: 1,
@@ -87,6 +89,7 @@ const EXPECTED: Record<string, Record<string, number>> = {
     analytics_warnings: 0,
     schema_drift: 0,
     load_warnings: 2,
+    altered_values: 0,
   },
 };
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/snapshot/manifest.js';
+import { SCHEMA_VERSION } from '../../src/warehouse/ddl.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { WHOLE_FILE_MAX_BYTES } from '../../src/warehouse/trial-loader.js';
 import { knownViewNames } from '../../src/warehouse/views.js';
@@ -95,6 +96,8 @@ function downgradeStatements(version: 1 | 2): string[] {
     'CREATE VIEW latest_trials AS SELECT * FROM trials',
     // A view of the user's own must survive the upgrade.
     'CREATE VIEW my_jailbreaks AS SELECT count(*) AS n FROM trials WHERE is_jailbreak',
+    // Versions before 4 had no altered_values table.
+    'DROP TABLE altered_values',
     'DELETE FROM schema_version',
     `INSERT INTO schema_version VALUES (${version}, 'test', now(), 'test')`,
   ];
@@ -181,7 +184,9 @@ describe('message parts', () => {
       await loadSnapshots(db, [FIXTURES.first]);
       await run(db, downgradeStatements(version));
       await loadSnapshots(db, [FIXTURES.second]);
-      expect(await rows(db, 'SELECT max(version) AS v FROM schema_version')).toEqual([{ v: 3 }]);
+      expect(await rows(db, 'SELECT max(version) AS v FROM schema_version')).toEqual([{ v: SCHEMA_VERSION }]);
+      expect(SCHEMA_VERSION).toBe(4);
+      expect(await rows(db, 'SELECT count(*) AS n FROM altered_values')).toEqual([{ n: 0 }]);
       const expected = (await Promise.all([FIXTURES.first, FIXTURES.second].map(partsInFiles))).flat().sort();
       expect(await partsInDb(db)).toEqual(expected);
       expect(await rows(db, DUPLICATED)).toEqual([{ n: 0 }]);

@@ -15,6 +15,7 @@ interface LoadArgs {
   journal?: string | undefined;
   quiet?: boolean | undefined;
   'memory-limit'?: string | undefined;
+  'lock-timeout'?: number | undefined;
 }
 
 export const loadCommand = defineCommand<LoadArgs>({
@@ -41,9 +42,17 @@ export const loadCommand = defineCommand<LoadArgs>({
       .option('memory-limit', {
         type: 'string',
         describe: "DuckDB memory limit; spills to disk beyond it [default: '384MB']",
+      })
+      .option('lock-timeout', {
+        type: 'number',
+        describe:
+          'Seconds to wait while another process (e.g. another load) holds the database [default: 60]',
       }),
   async run(args, io) {
     const dirs = (args.dirs ?? []).map((d) => path.resolve(io.cwd, d));
+    const lockTimeout = args['lock-timeout'];
+    if (lockTimeout !== undefined && !(Number.isFinite(lockTimeout) && lockTimeout >= 0))
+      throw new UsageError(`--lock-timeout must be a number of seconds >= 0, got ${String(lockTimeout)}.`);
     if (dirs.length === 0 && !args.journal)
       throw new UsageError('Name at least one snapshot directory or a --journal file.');
     const [{ loadSnapshots }, { neutralizeControls }] = await Promise.all([
@@ -57,6 +66,8 @@ export const loadCommand = defineCommand<LoadArgs>({
     const result = await loadSnapshots(path.resolve(io.cwd, args.db), dirs, {
       force: args.force ?? false,
       ...(args['memory-limit'] ? { memoryLimit: args['memory-limit'] } : {}),
+      ...(lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout * 1000 } : {}),
+      command: `airt-report load ${dirs.map((d) => path.basename(d)).join(' ')}`.trim(),
       ...(args.journal ? { journal: path.resolve(io.cwd, args.journal) } : {}),
       onProgress: (event) => {
         if (event.type === 'verify') progress(`verifying ${show(event.snapshotId)} (${event.files} files)`);

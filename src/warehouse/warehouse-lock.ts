@@ -1,0 +1,124 @@
+/**
+ * Waiting for the database's write lock. DuckDB holds an OS lock on a database file opened for
+ * writing, and another process's open fails at once ("Could not set lock on file …"). Two `load`s
+ * of one database therefore queue here instead: the open is retried until it succeeds or the wait
+ * runs out. The kernel drops the lock of a killed process, so a crashed load never blocks the next.
+ *
+ * While it holds the lock, a load writes a small holder note (`<db>.holder.json`: pid, command,
+ * start time) so the process that times out can name who it waited for; DuckDB's own message only
+ * gives the pid and executable. A note whose pid differs from the one DuckDB names is stale and
+ * ignored.
+ */
+import { rmSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { CliError } from '../errors.js';
+import { openWarehouse, type OpenOptions, type Warehouse } from './db.js';
+
+/** Default wait for another load's lock. */
+export const DEFAULT_LOCK_TIMEOUT_MS = 60_000;
+const RETRY_INTERVAL_MS = 100;
+
+const LOCK_CONFLICT = /Could not set lock on file/i;
+
+export interface LockHolder {
+  pid: number;
+  command: string;
+  startedAt: string;
+}
+
+/** Another process kept the database locked for longer than the wait. */
+export class WarehouseLockedError extends CliError {
+  override readonly name = 'WarehouseLockedError';
+  constructor(
+    readonly dbPath: string,
+    readonly waitedMs: number,
+    readonly holder: { pid: number | null; executable: string | null; note: LockHolder | null },
+  ) {
+    const who =
+      holder.note !== null
+        ? `pid ${holder.note.pid} (${holder.note.command}, started ${holder.note.startedAt})`
+        : holder.pid !== null
+          ? `pid ${holder.pid}${holder.executable ? ` (${holder.executable})` : ''}`
+          : 'another process';
+    super(
+      `The database ${dbPath} is locked by ${who}; waited ${Math.round(waitedMs / 1000)} s for it. Nothing was loaded. Try again when it has finished, or wait longer with --lock-timeout SECONDS.`,
+    );
+  }
+}
+
+export const holderFile = (dbPath: string): string => `${dbPath}.holder.json`;
+
+async function readHolder(dbPath: string): Promise<LockHolder | null> {
+  try {
+    const note = JSON.parse(await readFile(holderFile(dbPath), 'utf8')) as Partial<LockHolder>;
+    if (
+      typeof note.pid !== 'number' ||
+      typeof note.command !== 'string' ||
+      typeof note.startedAt !== 'string'
+    )
+      return null;
+    return { pid: note.pid, command: note.command, startedAt: note.startedAt };
+  } catch {
+    return null;
+  }
+}
+
+function lockedError(dbPath: string, waitedMs: number, message: string, note: LockHolder | null) {
+  const match = /held in (.+?) \(PID (\d+)\)/.exec(message);
+  const pid = match?.[2] === undefined ? null : Number(match[2]);
+  return new WarehouseLockedError(dbPath, waitedMs, {
+    pid,
+    executable: match?.[1] ?? null,
+    note: note !== null && (pid === null || note.pid === pid) ? note : null,
+  });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface LockedOpenOptions extends OpenOptions {
+  /** How long to wait for another process's lock (ms); 0 fails at once. */
+  timeoutMs: number;
+  /** The command recorded in the holder note. */
+  command: string;
+  now?: () => Date;
+}
+
+/**
+ * Opens `dbPath` for writing, waiting (bounded) while another process holds it, and records this
+ * process as the holder until close().
+ */
+export async function openWarehouseLocked(dbPath: string, options: LockedOpenOptions): Promise<Warehouse> {
+  const { timeoutMs, command, now = () => new Date(), ...open } = options;
+  const started = Date.now();
+  for (;;) {
+    try {
+      const warehouse = await openWarehouse(dbPath, open);
+      return await withHolderNote(warehouse, dbPath, command, now);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (!LOCK_CONFLICT.test(message)) throw error;
+      const waited = Date.now() - started;
+      if (waited >= timeoutMs) throw lockedError(dbPath, waited, message, await readHolder(dbPath));
+      await sleep(Math.min(RETRY_INTERVAL_MS, timeoutMs - waited));
+    }
+  }
+}
+
+async function withHolderNote(
+  warehouse: Warehouse,
+  dbPath: string,
+  command: string,
+  now: () => Date,
+): Promise<Warehouse> {
+  const note: LockHolder = { pid: process.pid, command, startedAt: now().toISOString() };
+  // Informative only: a note that cannot be written (read-only directory) does not stop the load.
+  await writeFile(holderFile(dbPath), `${JSON.stringify(note)}\n`).catch(() => undefined);
+  return {
+    ...warehouse,
+    close() {
+      // Removed while the lock is still ours: after it, the note may already be the next holder's.
+      rmSync(holderFile(dbPath), { force: true });
+      warehouse.close();
+    },
+  };
+}
