@@ -9,7 +9,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { diffJson, diffMarkdown } from '../diff/diff-report.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import { writeFileAtomic } from '../snapshot/write-atomic.js';
-import { gatedBaselinePath, readGatedBaseline, recordGatedBaseline } from './gated-baseline.js';
+import { gatedBaselinePath, readGatedBaseline } from './gated-baseline.js';
 import { buildGateReport, gateReportJson, gateReportMarkdown } from './gate-report.js';
 import { evaluateGates } from './gates.js';
 import { applyRetention, listFinishedSnapshots } from './retention.js';
@@ -25,11 +25,11 @@ export async function snapshotStep(state: RunState): Promise<void> {
       import('../snapshot/take-snapshot.js'),
       import('../snapshot/progress.js'),
     ]);
-    // A snapshot that fetched nothing has no trial files to reuse and must not be a baseline.
+    // A snapshot that fetched nothing from the service has no trial files to reuse.
     const previous = (
       await listFinishedSnapshots(state.workspaceDir, config.connection.org, config.connection.workspace)
     )
-      .filter((snapshot) => snapshot.manifest.files.length > 0)
+      .filter((snapshot) => fetchedFromService(snapshot.manifest))
       .at(-1);
     state.since = previous?.dir ?? null;
     const isTTY = effects.stderrIsTTY ?? false;
@@ -68,7 +68,8 @@ export async function snapshotStep(state: RunState): Promise<void> {
     state.snapshot = result;
     const { manifest } = result;
     const failed = manifest.failed_requests.length;
-    if (manifest.files.length === 0) throw new Error(nothingFetched(result));
+    // Files copied from the triage journal alone do not make a snapshot: the service was not reached.
+    if (!fetchedFromService(manifest)) throw new Error(nothingFetched(result));
     return {
       status: result.status === 'partial' ? 'partial' : 'ok',
       detail:
@@ -80,19 +81,33 @@ export async function snapshotStep(state: RunState): Promise<void> {
 }
 
 /**
- * Why a snapshot with no data file fails the run: "partial" would let a dead service pass as exit 3
- * and load an empty snapshot. The first failed request names the cause (e.g. ECONNREFUSED).
+ * True when at least one file of the snapshot came from the service. Finding files copied from the
+ * triage journal carry no request, so a snapshot of an unreachable service with a journal configured
+ * still counts as having fetched nothing.
+ */
+export function fetchedFromService(manifest: Manifest): boolean {
+  return manifest.files.some((file) => file.request !== null);
+}
+
+/**
+ * Why a snapshot with no data from the service fails the run: "partial" would let a dead service
+ * pass as exit 3 (or 4, its gates "unknown (no data)") and load a near-empty snapshot that the next
+ * run would then call every finding "new" against. The first failed request names the cause (e.g.
+ * ECONNREFUSED).
  */
 export function nothingFetched(snapshot: { dir: string; manifest: Manifest }): string {
-  const { failed_requests: failed, base_url: baseUrl } = snapshot.manifest;
+  const { failed_requests: failed, base_url: baseUrl, files } = snapshot.manifest;
   const first = failed[0];
   const cause =
     first === undefined
       ? 'the service returned no data'
-      : `${failed.length} request(s) failed, the first: ${first.error}`;
+      : `${failed.length} request(s) failed, the first: ${first.error.replace(/\.$/u, '')}`;
+  const copied =
+    files.length > 0 ? ` (it holds only the ${files.length} file(s) copied from the triage journal)` : '';
   return (
-    `Nothing was fetched from ${baseUrl} (${cause}). The empty snapshot ${snapshot.dir} is not loaded and ` +
-    'never used as a baseline. Check connection.base_url and that the service is reachable, then run again.'
+    `Could not reach the service: nothing was fetched from ${baseUrl} (${cause}). The snapshot ` +
+    `${snapshot.dir}${copied} is not loaded and never used as a baseline. Check connection.base_url and ` +
+    'that the service is reachable, then run again.'
   );
 }
 
@@ -296,19 +311,6 @@ export async function gatesStep(state: RunState): Promise<void> {
       path.join(runDir, 'gate-report.json'),
       gateReportJson(report),
     );
-    // The gates were evaluated: this snapshot is what the next run compares with, tripped or not.
-    try {
-      await recordGatedBaseline(config.database, config.connection.org, config.connection.workspace, {
-        snapshot_id: snapshot.snapshotId,
-        gated_at: state.now().toISOString(),
-      });
-      state.baselineRecorded = true;
-    } catch (error) {
-      state.warn(
-        `cannot record snapshot ${snapshot.snapshotId} as the baseline (${(error as Error).message}); ` +
-          'the next run compares with the previous baseline again',
-      );
-    }
     const tripped = results.filter((result) => result.trips).length;
     const count = (status: string): number => results.filter((result) => result.status === status).length;
     return {
