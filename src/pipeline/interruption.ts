@@ -52,7 +52,7 @@ function stateLeft(state: RunState, notRun: readonly StepName[]): string {
   const recorded = state.recordedBaseline;
   const baseline =
     recorded === undefined
-      ? 'the last gated snapshot'
+      ? 'the baseline of the last complete run'
       : recorded === null
         ? 'no snapshot (every open finding counts as new)'
         : `snapshot ${recorded}`;
