@@ -7,13 +7,13 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { diffJson, diffMarkdown } from '../diff/diff-report.js';
-import type { Manifest } from '../snapshot/manifest.js';
 import { writeFileAtomic } from '../snapshot/write-atomic.js';
 import { gatedBaselinePath, readGatedBaseline } from './gated-baseline.js';
 import { buildGateReport, gateReportJson, gateReportMarkdown } from './gate-report.js';
 import { evaluateGates } from './gates.js';
 import { applyRetention, listFinishedSnapshots } from './retention.js';
 import { RUN_TOKEN_SOURCE } from './run-config.js';
+import { fetchedFromService, nothingFetched } from './run-nothing-fetched.js';
 import { planReports, plannedReportOut } from './run-reports.js';
 import type { RunState } from './run-state.js';
 
@@ -78,37 +78,6 @@ export async function snapshotStep(state: RunState): Promise<void> {
         (state.since === null ? '' : `, since ${path.basename(state.since)}`),
     };
   });
-}
-
-/**
- * True when at least one file of the snapshot came from the service. Finding files copied from the
- * triage journal carry no request, so a snapshot of an unreachable service with a journal configured
- * still counts as having fetched nothing.
- */
-export function fetchedFromService(manifest: Manifest): boolean {
-  return manifest.files.some((file) => file.request !== null);
-}
-
-/**
- * Why a snapshot with no data from the service fails the run: "partial" would let a dead service
- * pass as exit 3 (or 4, its gates "unknown (no data)") and load a near-empty snapshot that the next
- * run would then call every finding "new" against. The first failed request names the cause (e.g.
- * ECONNREFUSED).
- */
-export function nothingFetched(snapshot: { dir: string; manifest: Manifest }): string {
-  const { failed_requests: failed, base_url: baseUrl, files } = snapshot.manifest;
-  const first = failed[0];
-  const cause =
-    first === undefined
-      ? 'the service returned no data'
-      : `${failed.length} request(s) failed, the first: ${first.error.replace(/\.$/u, '')}`;
-  const copied =
-    files.length > 0 ? ` (it holds only the ${files.length} file(s) copied from the triage journal)` : '';
-  return (
-    `Could not reach the service: nothing was fetched from ${baseUrl} (${cause}). The snapshot ` +
-    `${snapshot.dir}${copied} is not loaded and never used as a baseline. Check connection.base_url and ` +
-    'that the service is reachable, then run again.'
-  );
 }
 
 /** 2. Verify every file hash and the root hash of the new snapshot. */

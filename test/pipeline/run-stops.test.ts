@@ -15,7 +15,7 @@ import { evaluateGates, NO_PROJECT, type GateMetricProvider } from '../../src/pi
 import { parseGateExpression } from '../../src/pipeline/gate-expression.js';
 import { runConfigFromObject } from '../../src/pipeline/run-config.js';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
-import { nothingFetched } from '../../src/pipeline/run-steps.js';
+import { nothingFetched } from '../../src/pipeline/run-nothing-fetched.js';
 import { humanSummary, type RunSummary } from '../../src/pipeline/run-summary.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { spawnCli } from '../helpers/cli.js';
