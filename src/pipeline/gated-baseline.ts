@@ -1,10 +1,11 @@
 /**
  * The gated baseline: which snapshot the next run's diff and gates compare with.
  *
- * It is the snapshot of the last run that completed its gates — not simply the newest snapshot in
- * the database. A run stopped between load and gates (SIGTERM, a failed step) leaves a snapshot in
- * the database that nobody gated; if the next run compared with it, a finding that appeared in it
- * would be "persisting" instead of "new" and `new_critical_findings <= 0` would never trip on it.
+ * It is the snapshot of the last run whose every step succeeded on a complete snapshot (when: see
+ * run-baseline.ts) — not simply the newest snapshot in the database. A run stopped or failed after
+ * its load leaves a snapshot in the database that no report or gate fully showed; if the next run
+ * compared with it, a finding that appeared in it would be "persisting" instead of "new" and
+ * `new_critical_findings <= 0` would never trip on it.
  *
  * The record lives next to the database (`<database>.baseline.json`), one entry per org/workspace,
  * because the baseline names a snapshot *in that database*; the run lock on the database serializes

@@ -1,6 +1,7 @@
 /**
  * The one line an interrupted run ends with: which step it stopped in, what state that left (is the
- * snapshot loaded? gated? which snapshot will the next run compare with?) and what to do now.
+ * snapshot loaded? which snapshot will the next run compare with?) and what to do now. An interrupted
+ * run never becomes the baseline (run-baseline.ts).
  */
 import { interruptionText } from '../errors.js';
 import type { RunState } from './run-state.js';
@@ -35,9 +36,10 @@ function stateLeft(state: RunState, notRun: readonly StepName[]): string {
     );
   }
   const skipped = notRun.length > 0 ? `; not run: ${notRun.join(', ')}` : '';
+  // Only a run that finished every step becomes the baseline (run-baseline.ts); kept for completeness.
   if (state.baselineRecorded) {
     return (
-      `the gates were evaluated, so snapshot ${snapshotId} is the baseline of the next run${skipped}; ` +
+      `every step finished, so snapshot ${snapshotId} is the baseline of the next run${skipped}; ` +
       'nothing needs repair: run again when convenient.'
     );
   }
@@ -50,12 +52,12 @@ function stateLeft(state: RunState, notRun: readonly StepName[]): string {
   const recorded = state.recordedBaseline;
   const baseline =
     recorded === undefined
-      ? 'the last gated snapshot'
+      ? 'the baseline of the last complete run'
       : recorded === null
         ? 'no snapshot (every open finding counts as new)'
         : `snapshot ${recorded}`;
   return (
-    `snapshot ${snapshotId} ${loaded} but was not gated, so it is not the baseline: the next run's ` +
-    `diff and gates still compare with ${baseline}${skipped}; run again to gate a new snapshot.`
+    `snapshot ${snapshotId} ${loaded} but the run did not finish, so it is not the baseline: the next ` +
+    `run's diff and gates still compare with ${baseline}${skipped}; run again to gate a new snapshot.`
   );
 }

@@ -13,14 +13,17 @@
  *   7 bundle ──── zip: reports, manifest, gate report, diff, SHA256SUMS, README
  *   8 retention ─ keep the newest N finished snapshots of the workspace
  *   │
+ *  baseline ────── this snapshot becomes the next run's baseline only if every step succeeded on a
+ *   │              complete snapshot (run-baseline.ts)
  *  run-summary.json + human summary on stderr; exit 0 ok · 1 failed · 3 partial snapshot · 4 gate tripped
  *  · 130/143 interrupted
  * ```
- * A failed step skips the steps that need it, never the summary. A snapshot that fetched nothing
- * fails the run. Gates trip after the reports are written, so a tripped run still leaves its reports.
- * Retention runs only when nothing failed. Only a run that evaluates its gates becomes the baseline
- * of the next run's diff and gates (gated-baseline.ts); an interrupted run stops after the step in
- * progress and says what it left (interruption.ts).
+ * A failed step skips the steps that need it, never the summary. A snapshot that fetched nothing from
+ * the service (unreachable, even if a triage journal gave it files) fails the run. Gates trip after
+ * the reports are written, so a tripped run still leaves its reports. Retention runs only when
+ * nothing failed. Only a run whose every step succeeded on a complete snapshot becomes the baseline
+ * of the next run's diff, gates and "Since last snapshot" (run-baseline.ts); an interrupted run stops
+ * after the step in progress and says what it left (interruption.ts).
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -31,6 +34,7 @@ import { writeOutputFile } from '../output-file.js';
 import { VERSION } from '../version.js';
 import { describeInterruption } from './interruption.js';
 import { acquireRunLock, type ReleaseRunLock } from './lock.js';
+import { settleBaseline } from './run-baseline.js';
 import { resolveRunToken, type RunConfig } from './run-config.js';
 import {
   RUN_SUMMARY_FILE,
@@ -118,6 +122,8 @@ const STEPS: readonly ((state: RunState) => Promise<void>)[] = [
 
 async function finish(state: RunState): Promise<PipelineResult> {
   const { config, effects } = state;
+  // Settled before the summary: the summary says what the next run compares with.
+  const baseline = await settleBaseline(state);
   const runDir = state.runDir ?? path.join(config.output_dir, `failed-${formatSnapshotId(state.startedAt)}`);
   // Interrupted only if the abort cut work short: one arriving during the last step changes nothing.
   const cutShort =
@@ -153,8 +159,19 @@ async function finish(state: RunState): Promise<PipelineResult> {
       warnings: manifest?.warnings.length ?? null,
     },
     previous_snapshot_id: state.previousSnapshotId,
+    baseline,
     projects: state.projects,
     steps: state.steps,
+    failed_steps: state.steps.filter((step) => step.status === 'failed').map((step) => step.name),
+    failed_requests: (manifest?.failed_requests ?? []).map(
+      ({ method, path: request, status, attempts, error }) => ({
+        method,
+        path: request,
+        status,
+        attempts,
+        error,
+      }),
+    ),
     counts: {
       rows_loaded: state.rowsLoaded,
       findings_new: state.diffCounts?.new ?? null,

@@ -35,7 +35,7 @@ export interface PipelineEffects {
   onStepStart?: (name: StepName) => void;
   /** HTTP implementation for the API client. */
   fetch?: SnapshotEffects['fetch'];
-  /** Chromium for PDF reports. Default: CHROMIUM_PATH or /usr/bin/chromium. */
+  /** Chromium for PDF reports. Default: AIRT_CHROMIUM (from env) or /usr/bin/chromium. */
   chromiumPath?: string;
 }
 
@@ -89,7 +89,7 @@ export class RunState {
   interruptedDuring: StepName | null = null;
   /** True when the loop stopped before the last step because the run was interrupted. */
   stoppedEarly = false;
-  /** True once the gates were evaluated and this snapshot recorded as the next run's baseline. */
+  /** True once every step succeeded and this snapshot was recorded as the next run's baseline. */
   baselineRecorded = false;
   /** The step in progress, for interruptedDuring. */
   private currentStep: StepName | null = null;

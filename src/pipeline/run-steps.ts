@@ -7,18 +7,13 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { diffJson, diffMarkdown } from '../diff/diff-report.js';
-import type { Manifest } from '../snapshot/manifest.js';
 import { writeOutputFile } from '../output-file.js';
-import {
-  baselineInScope,
-  gatedBaselinePath,
-  readGatedBaseline,
-  recordGatedBaseline,
-} from './gated-baseline.js';
+import { baselineInScope, gatedBaselinePath, readGatedBaseline } from './gated-baseline.js';
 import { buildGateReport, gateReportJson, gateReportMarkdown } from './gate-report.js';
 import { evaluateGates } from './gates.js';
 import { applyRetention, listFinishedSnapshots } from './retention.js';
 import { RUN_TOKEN_SOURCE } from './run-config.js';
+import { fetchedFromService, nothingFetched } from './run-nothing-fetched.js';
 import { planReports, plannedReportOut } from './run-reports.js';
 import type { RunState } from './run-state.js';
 
@@ -30,11 +25,11 @@ export async function snapshotStep(state: RunState): Promise<void> {
       import('../snapshot/take-snapshot.js'),
       import('../snapshot/progress.js'),
     ]);
-    // A snapshot that fetched nothing has no trial files to reuse and must not be a baseline.
+    // A snapshot that fetched nothing from the service has no trial files to reuse.
     const previous = (
       await listFinishedSnapshots(state.workspaceDir, config.connection.org, config.connection.workspace)
     )
-      .filter((snapshot) => snapshot.manifest.files.length > 0)
+      .filter((snapshot) => fetchedFromService(snapshot.manifest))
       .at(-1);
     state.since = previous?.dir ?? null;
     const isTTY = effects.stderrIsTTY ?? false;
@@ -73,7 +68,8 @@ export async function snapshotStep(state: RunState): Promise<void> {
     state.snapshot = result;
     const { manifest } = result;
     const failed = manifest.failed_requests.length;
-    if (manifest.files.length === 0) throw new Error(nothingFetched(result));
+    // Files copied from the triage journal alone do not make a snapshot: the service was not reached.
+    if (!fetchedFromService(manifest)) throw new Error(nothingFetched(result));
     return {
       status: result.status === 'partial' ? 'partial' : 'ok',
       detail:
@@ -82,23 +78,6 @@ export async function snapshotStep(state: RunState): Promise<void> {
         (state.since === null ? '' : `, since ${path.basename(state.since)}`),
     };
   });
-}
-
-/**
- * Why a snapshot with no data file fails the run: "partial" would let a dead service pass as exit 3
- * and load an empty snapshot. The first failed request names the cause (e.g. ECONNREFUSED).
- */
-export function nothingFetched(snapshot: { dir: string; manifest: Manifest }): string {
-  const { failed_requests: failed, base_url: baseUrl } = snapshot.manifest;
-  const first = failed[0];
-  const cause =
-    first === undefined
-      ? 'the service returned no data'
-      : `${failed.length} request(s) failed, the first: ${first.error}`;
-  return (
-    `Nothing was fetched from ${baseUrl} (${cause}). The empty snapshot ${snapshot.dir} is not loaded and ` +
-    'never used as a baseline. Check connection.base_url and that the service is reachable, then run again.'
-  );
 }
 
 /** 2. Verify every file hash and the root hash of the new snapshot. */
@@ -316,19 +295,6 @@ export async function gatesStep(state: RunState): Promise<void> {
       path.join(runDir, 'gate-report.json'),
       gateReportJson(report),
     );
-    // The gates were evaluated: this snapshot is what the next run compares with, tripped or not.
-    try {
-      await recordGatedBaseline(config.database, config.connection.org, config.connection.workspace, {
-        snapshot_id: snapshot.snapshotId,
-        gated_at: state.now().toISOString(),
-      });
-      state.baselineRecorded = true;
-    } catch (error) {
-      state.warn(
-        `cannot record snapshot ${snapshot.snapshotId} as the baseline (${(error as Error).message}); ` +
-          'the next run compares with the previous baseline again',
-      );
-    }
     const tripped = results.filter((result) => result.trips).length;
     const count = (status: string): number => results.filter((result) => result.status === status).length;
     return {

@@ -36,6 +36,27 @@ export interface RunInterruption {
   message: string;
 }
 
+/** A request of the snapshot that failed for good (from the manifest's failed_requests). */
+export interface FailedRequestRecord {
+  method: string;
+  /** Path and query, relative to the base URL. */
+  path: string;
+  /** HTTP status, or null when no response came (connection refused, timeout, …). */
+  status: number | null;
+  attempts: number;
+  error: string;
+}
+
+/** Whether this run became the baseline of the next run's diff, gates and "Since last snapshot". */
+export interface BaselineRecord {
+  /** True when this run's snapshot is now the baseline (every step succeeded, snapshot complete). */
+  advanced: boolean;
+  /** The snapshot the next run compares with; null: none (every open finding counts as new). */
+  snapshot_id: string | null;
+  /** Why it did not advance; null when it did. */
+  reason: string | null;
+}
+
 export interface OutputFile {
   /** Absolute path. */
   path: string;
@@ -66,8 +87,13 @@ export interface RunSummary {
     warnings: number | null;
   };
   previous_snapshot_id: string | null;
+  baseline: BaselineRecord;
   projects: string[];
   steps: StepRecord[];
+  /** Names of the steps that failed, in run order. */
+  failed_steps: StepName[];
+  /** Every request of the snapshot that failed for good, in the manifest's order. */
+  failed_requests: FailedRequestRecord[];
   counts: {
     rows_loaded: number | null;
     findings_new: number | null;
@@ -133,10 +159,19 @@ const OUTCOME_TEXT: Record<RunOutcome, string> = {
   interrupted: 'interrupted (run it again; the snapshot step says how to continue an unfinished snapshot)',
 };
 
-/** The stderr summary: one line per step, tripped gates, where the summary is. */
+/**
+ * The stderr summary: what failed first (so a log shows the cause, e.g. the connection error, on
+ * its first line), one line per step, every failed request, tripped gates, the baseline, where the
+ * summary is.
+ */
 export function humanSummary(summary: RunSummary, summaryPath: string | null): string {
   const { interruption } = summary;
+  const firstFailed =
+    summary.outcome === 'failed' ? summary.steps.find((step) => step.status === 'failed') : undefined;
   const lines = [
+    ...(firstFailed === undefined
+      ? []
+      : [`run failed at ${firstFailed.name}: ${oneLine(firstFailed.error ?? 'no reason recorded')}`]),
     interruption === null
       ? `run ${summary.snapshot.id ?? '(no snapshot)'} of ${summary.org}/${summary.workspace}: ` +
         `${OUTCOME_TEXT[summary.outcome]} (exit ${summary.exit_code})`
@@ -145,9 +180,17 @@ export function humanSummary(summary: RunSummary, summaryPath: string | null): s
   ];
   for (const step of summary.steps) {
     const seconds = `${(step.duration_ms / 1000).toFixed(1)} s`;
-    const note = step.error ?? step.detail ?? '';
+    // The first failure is the summary's first line already; repeating a long message adds nothing.
+    const note = step === firstFailed ? 'see the first line' : (step.error ?? step.detail ?? '');
     lines.push(
       `  ${step.name.padEnd(9)} ${step.status.padEnd(7)} ${seconds.padStart(7)}  ${oneLine(note)}`.trimEnd(),
+    );
+  }
+  for (const request of summary.failed_requests) {
+    const status = request.status === null ? 'no response' : `HTTP ${request.status}`;
+    const attempts = `${request.attempts} attempt${request.attempts === 1 ? '' : 's'}`;
+    lines.push(
+      `  failed request: ${oneLine(request.method)} ${oneLine(request.path)} (${status}, ${attempts}): ${oneLine(request.error)}`,
     );
   }
   for (const gate of summary.gates.filter((g) => g.trips)) {
@@ -158,8 +201,15 @@ export function humanSummary(summary: RunSummary, summaryPath: string | null): s
     );
   }
   for (const warning of summary.warnings) lines.push(`  warning: ${oneLine(warning)}`);
+  lines.push(`  baseline: ${baselineLine(summary.baseline)}`);
   if (summaryPath !== null) lines.push(`  summary: ${summaryPath}`);
   return `${lines.join('\n')}\n`;
+}
+
+function baselineLine(baseline: BaselineRecord): string {
+  const next = baseline.snapshot_id ?? 'no snapshot (every open finding counts as new)';
+  if (baseline.advanced) return `this run's snapshot ${next} is the next run's baseline`;
+  return `not advanced (${oneLine(baseline.reason ?? 'unknown')}); the next run compares with ${oneLine(next)}`;
 }
 
 /** Project keys and messages can carry control, bidi and zero-width characters; shown visibly, one line each. */

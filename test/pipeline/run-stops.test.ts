@@ -15,7 +15,7 @@ import { evaluateGates, NO_PROJECT, type GateMetricProvider } from '../../src/pi
 import { parseGateExpression } from '../../src/pipeline/gate-expression.js';
 import { runConfigFromObject } from '../../src/pipeline/run-config.js';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
-import { nothingFetched } from '../../src/pipeline/run-steps.js';
+import { nothingFetched } from '../../src/pipeline/run-nothing-fetched.js';
 import { humanSummary, type RunSummary } from '../../src/pipeline/run-summary.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { spawnCli } from '../helpers/cli.js';
@@ -116,7 +116,7 @@ describe('a run whose snapshot fetched nothing', () => {
     expect(message).toContain(
       '2 request(s) failed, the first: could not connect to the service (ECONNREFUSED)',
     );
-    expect(message).toContain(`The empty snapshot ${dir} is not loaded`);
+    expect(message).toContain(`The snapshot ${dir} is not loaded`);
     expect(message).toContain('connection.base_url');
   });
 
@@ -150,6 +150,8 @@ describe('humanSummary', () => {
       interruption: null,
       snapshot: { id: 's1' },
       steps: [],
+      failed_requests: [],
+      baseline: { advanced: true, snapshot_id: 's1', reason: null },
       warnings: [],
       gates: [
         { ...gate, gate: 'a <= 0.1', status: 'unknown', status_text: 'unknown (no data)', value: null },
@@ -203,7 +205,7 @@ describe('an interrupted run', () => {
     ]);
     expect(second.summary.interruption).toMatchObject({ step: 'diff', reason: 'Interrupted by SIGTERM' });
     expect(second.summary.interruption?.message).toContain(
-      `snapshot ${second.summary.snapshot.id} is loaded into the database but was not gated`,
+      `snapshot ${second.summary.snapshot.id} is loaded into the database but the run did not finish`,
     );
     expect(second.summary.interruption?.message).toContain(`still compare with snapshot ${firstId}`);
     expect(second.summary.interruption?.message).toContain('not run: reports, gates, bundle, retention');

@@ -1,7 +1,9 @@
 /**
  * `airt-report run --config FILE`: the scheduled pipeline (snapshot → verify → load → diff → reports →
  * gates → bundle → retention; see src/pipeline/run-pipeline.ts). Prints the run summary's path on
- * stdout and a human summary on stderr. Exit 0 ok · 1 failed · 3 partial snapshot · 4 gate tripped.
+ * stdout and a human summary on stderr. Exit 0 ok · 1 failed (also: service unreachable) · 3 partial
+ * snapshot · 4 gate tripped. Only a run whose every step succeeded on a complete snapshot becomes the
+ * next run's baseline (src/pipeline/run-baseline.ts).
  */
 import { EXIT, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
