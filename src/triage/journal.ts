@@ -28,8 +28,7 @@ import type { UpdateFindingRequest } from '../api/schemas.js';
 import { canonicalRequest } from './triage-request.js';
 
 export const JOURNAL_FORMAT = 'airt-triage/1';
-/** Relative to the current directory unless `--journal` says otherwise. */
-export const DEFAULT_JOURNAL_PATH = path.join('triage', 'journal.jsonl');
+export { DEFAULT_JOURNAL_PATH } from './journal-setting.js';
 
 export type JournalOutcome = 'applied' | 'failed' | 'outcome_unknown';
 /** What a line records: a request about to leave ("sending"), or its outcome. */

@@ -16,31 +16,27 @@ import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import type { CliRun } from '../helpers/cli.js';
+import { spawnCli, type CliRun } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
-import { bundleCli, type CliBundle } from './cli-bundle.js';
 import { journalFile, readJournalLines, run } from './helpers.js';
 
 const ROWS = 8;
-const PARALLEL = 4;
-const SIGINT_BATCHES = 4;
+const PARALLEL = 5;
+const SIGINT_BATCHES = 3;
 const SIGKILL_BATCHES = 2;
 /** Every response is delayed by this much, so a signal often lands while PATCHes are in flight. */
 const LATENCY_MS = 25;
 
 let sim: RunningSimulator;
 let ids: string[];
-let cli: CliBundle;
 
 beforeAll(async () => {
-  cli = await bundleCli();
   sim = await startSimulator({ seed: 5, faults: `latency=${LATENCY_MS}ms` });
   ids = sim.projectKeys.flatMap((key) => sim.truth.findingIds(key)).slice(0, ROWS * PARALLEL);
   if (ids.length < ROWS * PARALLEL) throw new Error('the simulator has too few findings for this test');
 });
 afterAll(async () => {
   await sim.close();
-  await cli.remove();
 });
 
 interface Trial {
@@ -73,7 +69,7 @@ async function interruptedApply(batch: number, slot: number, signal: NodeJS.Sign
   const file = 'decisions.csv';
   await writeFile(path.join(dir, file), stringify([['finding_id', 'finding_status', 'notes'], ...rows]));
   const before = patches(trialIds);
-  const { child, finished } = cli.spawn(['triage', 'apply', file, '--concurrency', '2'], {
+  const { child, finished } = spawnCli(['triage', 'apply', file, '--concurrency', '2'], {
     cwd: dir,
     env: { AIRT_BASE_URL: sim.url, AIRT_ORG: sim.org, AIRT_WORKSPACE: sim.workspace, AIRT_TOKEN: sim.token },
   });

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { EXIT, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
+import { journalOptionHelp, journalToRead } from '../../triage/journal-setting.js';
 import type { LoadWarningRow } from '../../warehouse/query.js';
 
 interface LoadArgs {
@@ -36,7 +37,7 @@ export const loadCommand = defineCommand<LoadArgs>({
         type: 'boolean',
         describe: 'Load snapshots that fail verification (marked unverified)',
       })
-      .option('journal', { type: 'string', describe: 'Triage journal (JSON Lines) to load as well' })
+      .option('journal', { type: 'string', describe: journalOptionHelp('read') })
       .option('quiet', { type: 'boolean', describe: 'No progress output' })
       .option('memory-limit', {
         type: 'string',
@@ -44,7 +45,8 @@ export const loadCommand = defineCommand<LoadArgs>({
       }),
   async run(args, io) {
     const dirs = (args.dirs ?? []).map((d) => path.resolve(io.cwd, d));
-    if (dirs.length === 0 && !args.journal)
+    const journal = journalToRead(args.journal, io);
+    if (dirs.length === 0 && !journal)
       throw new UsageError('Name at least one snapshot directory or a --journal file.');
     const [{ loadSnapshots }, { neutralizeControls }] = await Promise.all([
       import('../../warehouse/loader.js'),
@@ -57,7 +59,7 @@ export const loadCommand = defineCommand<LoadArgs>({
     const result = await loadSnapshots(path.resolve(io.cwd, args.db), dirs, {
       force: args.force ?? false,
       ...(args['memory-limit'] ? { memoryLimit: args['memory-limit'] } : {}),
-      ...(args.journal ? { journal: path.resolve(io.cwd, args.journal) } : {}),
+      ...(journal ? { journal } : {}),
       onProgress: (event) => {
         if (event.type === 'verify') progress(`verifying ${show(event.snapshotId)} (${event.files} files)`);
         else if (event.type === 'trials') progress(`  trials: ${event.filesDone}/${event.filesTotal} files`);

@@ -81,7 +81,10 @@ export const triageCommand = defineCommand<TriageArgs>({
     const journalPath = journalToWrite(singleString(args.journal, '--journal'), io);
     // The journal module loads proper-lockfile, whose signal-exit kills the process on the first
     // Ctrl-C once the CLI's own one-shot listener has run: rows in flight would then never be
-    // journaled and the re-run would send them again. The guard leaves the stopping to io.signal.
+    // journaled and the re-run would send them again. The guard leaves the stopping to io.signal; it
+    // only works when its listener comes after signal-exit's (which counts the listeners after it
+    // runs), hence the journal module is loaded first.
+    await import('../../triage/journal.js');
     const releaseSignals = guardStopSignals(io.signal);
     try {
       if (args.target === 'apply') return await runApply(args, io, journalPath);
