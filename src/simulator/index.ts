@@ -9,7 +9,7 @@
 import type { AddressInfo } from 'node:net';
 import { resolveOptions, type SimulatorOptions } from './options.js';
 import { Router } from './routes.js';
-import { createSimulatorServer } from './server.js';
+import { createSimulatorServer, type ServerStats } from './server.js';
 import { SimulatedService } from './service.js';
 import { createTruth, type SimulatorTruth } from './truth.js';
 
@@ -32,8 +32,8 @@ export interface RunningSimulator {
   truth: SimulatorTruth;
   /** Moves the logical clock (also: POST /_sim/epoch {"epoch":N} with the token). */
   setEpoch(epoch: number): void;
-  /** Requests served (excluding /_sim/*) and faults injected by kind. */
-  stats(): { requests: number; faults: Record<string, number> };
+  /** Requests served (excluding /_sim/*), faults injected by kind, PATCHes received per finding id. */
+  stats(): ServerStats;
   close(): Promise<void>;
 }
 

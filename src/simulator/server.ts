@@ -19,7 +19,14 @@ const PROXY_502_PAGE =
 export interface ServerStats {
   requests: number;
   faults: Record<string, number>;
+  /**
+   * PATCH requests received per finding id (last path segment), counted on arrival, before any fault:
+   * lets tests check that a triage row reached the service exactly once.
+   */
+  patches: Record<string, number>;
 }
+
+const FINDING_PATH = /\/airt\/findings\/([^/]+)$/u;
 
 function readBody(req: IncomingMessage): Promise<string | null> {
   return new Promise((resolve, reject) => {
@@ -144,7 +151,7 @@ export function createSimulatorServer(
   router: Router,
 ): { server: Server; stats: () => ServerStats } {
   const counter = new RequestCounter();
-  const stats: ServerStats = { requests: 0, faults: {} };
+  const stats: ServerStats = { requests: 0, faults: {}, patches: {} };
   const { faults, seed } = options;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -172,6 +179,8 @@ export function createSimulatorServer(
       return;
     }
     stats.requests++;
+    const finding = method === 'PATCH' ? FINDING_PATH.exec(url.pathname)?.[1] : undefined;
+    if (finding !== undefined) stats.patches[finding] = (stats.patches[finding] ?? 0) + 1;
     const decision = decideFault(faults, seed, method, rawUrl, counter.next(`${method} ${rawUrl}`));
     if (faults.latencyMs > 0) await delay(faults.latencyMs);
     if (decision.kind) stats.faults[decision.kind] = (stats.faults[decision.kind] ?? 0) + 1;
@@ -195,5 +204,8 @@ export function createSimulatorServer(
     });
   });
   server.keepAliveTimeout = 10_000;
-  return { server, stats: () => ({ requests: stats.requests, faults: { ...stats.faults } }) };
+  return {
+    server,
+    stats: () => ({ requests: stats.requests, faults: { ...stats.faults }, patches: { ...stats.patches } }),
+  };
 }

@@ -1,15 +1,18 @@
 /**
- * Bulk triage: applies a validated decisions file with bounded concurrency, journaling each outcome
- * the moment it is known.
+ * Bulk triage: applies a validated decisions file with bounded concurrency, journaling each row before
+ * its request leaves and its outcome the moment it is known.
  *
  * ```
  * lock journal ─▶ read journal ─▶ plan (skip applied / unresolved-unknown rows)
- *      ─▶ send rows, N at a time ─▶ each outcome: fsync'ed journal line, progress callback
+ *      ─▶ per row, N at a time: fsync'ed "sending" line ─▶ PATCH ─▶ fsync'ed outcome line
  *      ─▶ unlock ─▶ write "<file>.remaining.<ext>" when rows are left ─▶ report
  * ```
  * Stopping early (abort signal, or a failure that would repeat for every row such as a bad token)
- * lets requests in flight finish and be journaled, and starts no new ones: an aborted PATCH would
- * have an unknown outcome, a finished one is simply recorded.
+ * starts no new rows and waits for the requests in flight, so they are journaled with their real
+ * outcome: an aborted PATCH would have an unknown outcome, a finished one is simply recorded. The wait
+ * after an interruption is bounded (`interruptGraceMs`): a row still without an answer then is
+ * journaled as outcome_unknown and held back from later runs until the operator checks it. If the
+ * process dies before either, its "sending" line reads as outcome_unknown (journal.ts).
  */
 import path from 'node:path';
 import pLimit from 'p-limit';
@@ -19,10 +22,16 @@ import { planApply, type ApplyPlan } from './apply-plan.js';
 import type { DecisionRow, DecisionsFile } from './decisions-file.js';
 import { indexJournal, lockJournal, openJournal, readJournal, type JournalEntry } from './journal.js';
 import { writeRemainingRows } from './remaining-rows.js';
-import { sendTriageChange, type TriageTarget } from './send-change.js';
+import { sendingEntry, sendTriageChange, type ChangeOutcome, type TriageTarget } from './send-change.js';
 
 export const DEFAULT_APPLY_CONCURRENCY = 4;
 export const MAX_APPLY_CONCURRENCY = 16;
+/**
+ * How long rows in flight are waited for after an interruption. Long enough for a healthy service to
+ * answer (and so for the row to be journaled as applied or failed), short enough that Ctrl-C still
+ * feels like it works.
+ */
+export const DEFAULT_INTERRUPT_GRACE_MS = 5_000;
 
 export interface ApplyDecisionsOptions {
   client: Pick<ApiClient, 'updateFinding'>;
@@ -36,8 +45,10 @@ export interface ApplyDecisionsOptions {
   concurrency?: number;
   /** Send rows whose earlier outcome was unknown: only after the operator checked they did not apply. */
   resendUnknown?: boolean;
-  /** Stops starting new rows; rows in flight finish and are journaled. */
+  /** Stops starting new rows; rows in flight finish (up to `interruptGraceMs`) and are journaled. */
   signal?: AbortSignal;
+  /** After the signal aborts, how long to wait for rows in flight; default DEFAULT_INTERRUPT_GRACE_MS. */
+  interruptGraceMs?: number;
   now?: () => Date;
   /** Called once the plan is known, before anything is sent. */
   onPlan?: (plan: ApplyPlan) => void;
@@ -138,13 +149,34 @@ async function sendRows(
   now: () => Date,
 ): Promise<void> {
   const limit = pLimit(concurrency);
+  const graceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
   let journalFailure: unknown;
   const stop = (reason: string): void => {
     report.stoppedBecause ??= reason;
   };
-  const onAbort = (): void => stop('interrupted');
+  // Settles `graceMs` after an interruption; rows still waiting for their answer then give up on it.
+  let giveUp = (): void => undefined;
+  const gaveUp = new Promise<void>((resolve) => (giveUp = resolve));
+  let graceTimer: NodeJS.Timeout | undefined;
+  const onAbort = (): void => {
+    stop('interrupted');
+    graceTimer ??= setTimeout(giveUp, graceMs);
+  };
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
+  const classify = (row: DecisionRow, outcome: ChangeOutcome): void => {
+    const result: RowOutcome = { row, entry: outcome.entry };
+    if (outcome.entry.outcome === 'applied') {
+      report.applied.push(result);
+      if (outcome.entry.warning !== undefined) report.appliedWithWarning.push(result);
+    } else if (outcome.entry.outcome === 'outcome_unknown') {
+      report.outcomeUnknown.push(result);
+    } else {
+      report.failed.push(result);
+    }
+    if (outcome.stopsRun) stop(outcome.entry.error ?? 'a request failed in a way every row would');
+    options.onOutcome?.(result);
+  };
   try {
     await Promise.all(
       report.plan.toSend.map((row) =>
@@ -154,28 +186,33 @@ async function sendRows(
             return;
           }
           const source = `apply:${options.decisions.file}#${row.row}`;
-          const outcome = await sendTriageChange(options.client, options.target, row, source, now);
+          // Durable before the request leaves: if this process dies while it is in flight, the re-run
+          // finds the line and holds the row back instead of sending it a second time.
+          try {
+            await writer.append(sendingEntry(options.target, row, source, now));
+          } catch (error) {
+            journalFailure ??= error;
+            stop('the journal could not be written');
+            report.notAttempted.push(row);
+            return;
+          }
+          const sent = sendTriageChange(options.client, options.target, row, source, now);
+          const outcome = await Promise.race([
+            sent,
+            gaveUp.then(() => unanswered(sendingEntry(options.target, row, source, now), graceMs)),
+          ]);
           try {
             await writer.append(outcome.entry);
           } catch (error) {
             journalFailure ??= error;
             stop('the journal could not be written');
           }
-          const result: RowOutcome = { row, entry: outcome.entry };
-          if (outcome.entry.outcome === 'applied') {
-            report.applied.push(result);
-            if (outcome.entry.warning !== undefined) report.appliedWithWarning.push(result);
-          } else if (outcome.entry.outcome === 'outcome_unknown') {
-            report.outcomeUnknown.push(result);
-          } else {
-            report.failed.push(result);
-          }
-          if (outcome.stopsRun) stop(outcome.entry.error ?? 'a request failed in a way every row would');
-          options.onOutcome?.(result);
+          classify(row, outcome);
         }),
       ),
     );
   } finally {
+    clearTimeout(graceTimer);
     options.signal?.removeEventListener('abort', onAbort);
   }
   for (const list of [report.applied, report.appliedWithWarning, report.failed, report.outcomeUnknown]) {
@@ -190,6 +227,20 @@ async function sendRows(
         'do not re-run the file until the journal is fixed (check the findings in the service first).',
     );
   }
+}
+
+/** A row still waiting for its answer when the grace period after an interruption ran out. */
+function unanswered(sending: JournalEntry, graceMs: number): ChangeOutcome {
+  return {
+    entry: {
+      ...sending,
+      outcome: 'outcome_unknown',
+      error:
+        `interrupted: no answer within ${graceMs / 1000} s of the interruption; ` +
+        'the change may or may not have been applied',
+    },
+    stopsRun: false,
+  };
 }
 
 /** The plan for the decisions given what the journal at `journalPath` already records. */

@@ -5,7 +5,12 @@
  *
  * - journal says applied          → skipped (this is what makes re-running an interrupted file safe)
  * - journal says outcome_unknown  → skipped and listed: it may have been applied, so it is never
- *                                   re-sent unless the operator asks for it (`resendUnknown`)
+ *                                   re-sent unless the operator asks for it (`resendUnknown`). This
+ *                                   includes a "sending" line with no outcome after it (journal.ts).
+ *                                   Not reconciled automatically: the spec has no read of a finding,
+ *                                   and the only request that returns one (PATCH) is itself a write —
+ *                                   its empty-body behaviour is "not shown", so probing with it could
+ *                                   add the very review event we are trying not to duplicate.
  * - journal says failed, or none  → sent
  */
 import type { DecisionRow } from './decisions-file.js';

@@ -1,16 +1,25 @@
 /**
- * The triage journal: one JSON line per PATCH outcome, append-only, each line fsync'ed before the next
+ * The triage journal: one JSON line per PATCH event, append-only, each line fsync'ed before the next
  * is written, so after a crash every completed request is on disk (at most the last line is torn).
  * It is both the audit trail the warehouse loads and the memory that lets an interrupted bulk apply be
  * repeated without sending anything twice.
  *
+ * Every PATCH leaves two lines: `"outcome":"sending"` written and fsync'ed BEFORE the request leaves,
+ * then its outcome once known. A "sending" line with no outcome after it means the process died
+ * (SIGKILL, crash, a second Ctrl-C) while the request was in flight: the service may or may not have
+ * applied it, so it counts as outcome_unknown (indexJournal) and is never re-sent without the
+ * operator's `--resend-unknown`. Without the "sending" line such a PATCH would leave no trace and the
+ * re-run would send it again.
+ *
  * Line format `airt-triage/1` (CONTRACTS.md; keys in this order):
  * {"journal":"airt-triage/1","time":"…Z","org":"acme","workspace":"main","finding_id":"uuid",
- *  "request":{…fields sent…},"outcome":"applied|failed|outcome_unknown","http_status":200|null,
+ *  "request":{…fields sent…},"outcome":"sending|applied|failed|outcome_unknown","http_status":200|null,
  *  "error":null|"message","finding":{…FindingDetail…}|null,"source":"cli|apply:<file>#<row>"}
- * plus `"warning":"…"` only on an applied change whose response did not match the schema.
+ * plus `"warning":"…"` only on an applied change whose response did not match the schema. Readers that
+ * only load applied changes (warehouse, snapshot findings) skip "sending" lines like failed ones.
  */
-import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { z } from 'zod';
@@ -19,22 +28,27 @@ import type { UpdateFindingRequest } from '../api/schemas.js';
 import { canonicalRequest } from './triage-request.js';
 
 export const JOURNAL_FORMAT = 'airt-triage/1';
-/** Relative to the current directory unless `--journal` says otherwise. */
-export const DEFAULT_JOURNAL_PATH = path.join('triage', 'journal.jsonl');
+export { DEFAULT_JOURNAL_PATH } from './journal-setting.js';
 
 export type JournalOutcome = 'applied' | 'failed' | 'outcome_unknown';
+/** What a line records: a request about to leave ("sending"), or its outcome. */
+export type JournalLineKind = JournalOutcome | 'sending';
+
+/** The error a dangling "sending" line is reported with. */
+export const NO_OUTCOME_RECORDED =
+  'no outcome was recorded: the run stopped (killed or crashed) while this PATCH was in flight';
 
 /** One journal line. */
 export interface JournalEntry {
   journal: typeof JOURNAL_FORMAT;
-  /** ISO 8601 UTC time the outcome was known. */
+  /** ISO 8601 UTC time the request left ("sending") or its outcome was known. */
   time: string;
   org: string;
   workspace: string;
   finding_id: string;
   /** The PATCH body exactly as sent. */
   request: UpdateFindingRequest;
-  outcome: JournalOutcome;
+  outcome: JournalLineKind;
   /** HTTP status of the final attempt; null when no response arrived. */
   http_status: number | null;
   /** What went wrong (failed / outcome_unknown); null when applied. */
@@ -54,7 +68,7 @@ const JournalEntrySchema = z.looseObject({
   workspace: z.string(),
   finding_id: z.string(),
   request: z.record(z.string(), z.unknown()),
-  outcome: z.enum(['applied', 'failed', 'outcome_unknown']),
+  outcome: z.enum(['sending', 'applied', 'failed', 'outcome_unknown']),
   http_status: z.int().nullable(),
   error: z.string().nullable(),
   finding: z.unknown(),
@@ -179,15 +193,33 @@ export function changeKey(
 /** What the journal knows about one change: applied wins over outcome_unknown, which wins over failed. */
 export type KnownOutcome = { outcome: JournalOutcome; entry: JournalEntry };
 
-/** Indexes journal entries by change identity (see changeKey), keeping the most decisive outcome. */
+/**
+ * Indexes journal entries by change identity (see changeKey), keeping the most decisive outcome.
+ * "sending" lines are paired with the outcome lines that follow them for the same change (counted, so
+ * a file with the same change twice pairs right, and journals written before "sending" lines existed
+ * read as before); each one left unpaired is an outcome_unknown.
+ */
 export function indexJournal(entries: readonly JournalEntry[]): Map<string, KnownOutcome> {
   const rank: Record<JournalOutcome, number> = { failed: 0, outcome_unknown: 1, applied: 2 };
   const known = new Map<string, KnownOutcome>();
+  const inFlight = new Map<string, JournalEntry[]>();
+  const record = (key: string, outcome: JournalOutcome, entry: JournalEntry): void => {
+    const current = known.get(key);
+    if (!current || rank[outcome] >= rank[current.outcome]) known.set(key, { outcome, entry });
+  };
   for (const entry of entries) {
     const key = changeKey(entry.org, entry.workspace, entry.finding_id, entry.request);
-    const current = known.get(key);
-    if (!current || rank[entry.outcome] >= rank[current.outcome])
-      known.set(key, { outcome: entry.outcome, entry });
+    if (entry.outcome === 'sending') {
+      inFlight.set(key, [...(inFlight.get(key) ?? []), entry]);
+      continue;
+    }
+    inFlight.get(key)?.shift();
+    record(key, entry.outcome, entry);
+  }
+  for (const [key, dangling] of inFlight) {
+    for (const entry of dangling) {
+      record(key, 'outcome_unknown', { ...entry, outcome: 'outcome_unknown', error: NO_OUTCOME_RECORDED });
+    }
   }
   return known;
 }
@@ -195,20 +227,86 @@ export function indexJournal(entries: readonly JournalEntry[]): Map<string, Know
 /**
  * Holds an exclusive lock on the journal for a bulk apply, so two runs of the same file cannot both
  * send a row. Returns the release function.
+ *
+ * The lock (a `.lock` directory, proper-lockfile) has its holder's host and pid beside it
+ * (`.lock.owner`). A holder that was killed (SIGKILL, a crash) cannot remove it, and proper-lockfile
+ * would call it stale only after 30 s, so the re-run the operator starts at once would be refused.
+ * When the recorded process is on this host and no longer exists, the lock is taken over instead.
  */
 export async function lockJournal(
   file: string,
   onCompromised: (error: Error) => void,
 ): Promise<() => Promise<void>> {
+  const lockDir = `${file}.lock`;
+  const ownerFile = `${lockDir}.owner`;
+  const take = async (): Promise<() => Promise<void>> => {
+    const release = await lockfile.lock(file, { stale: 30_000, retries: 0, realpath: false, onCompromised });
+    await writeFile(ownerFile, JSON.stringify({ host: hostname(), pid: process.pid }));
+    return async () => {
+      await rm(ownerFile, { force: true });
+      await release();
+    };
+  };
   try {
-    return await lockfile.lock(file, { stale: 30_000, retries: 0, realpath: false, onCompromised });
+    try {
+      return await take();
+    } catch (error) {
+      if (
+        (error as NodeJS.ErrnoException).code !== 'ELOCKED' ||
+        !(await takeOverDeadHolder(lockDir, ownerFile))
+      )
+        throw error;
+      return await take();
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
+      const holder = await lockHolder(ownerFile);
+      const who = typeof holder === 'number' ? ` (process ${holder})` : '';
       throw new CliError(
-        `Another triage apply is using the journal ${file} (lock ${file}.lock). Wait for it to finish, ` +
+        `Another triage apply${who} is using the journal ${file} (lock ${lockDir}). Wait for it to finish, ` +
           'or remove the lock if no other run is active.',
       );
     }
     throw new CliError(`Cannot lock the triage journal ${file}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Removes a lock whose holder is gone; true when it did. The check and the removal happen while
+ * holding `.lock.takeover` (mkdir is atomic), so two re-runs started together cannot both remove a
+ * lock, one of them the fresh lock of the other.
+ */
+async function takeOverDeadHolder(lockDir: string, ownerFile: string): Promise<boolean> {
+  const marker = `${lockDir}.takeover`;
+  try {
+    await mkdir(marker);
+  } catch {
+    return false;
+  }
+  try {
+    if ((await lockHolder(ownerFile)) !== 'gone') return false;
+    await rm(lockDir, { recursive: true, force: true });
+    return true;
+  } finally {
+    await rm(marker, { recursive: true, force: true });
+  }
+}
+
+/** The pid holding the lock, 'gone' when it is a process of this host that no longer exists. */
+async function lockHolder(ownerFile: string): Promise<number | 'gone' | undefined> {
+  let owner: unknown;
+  try {
+    owner = JSON.parse(await readFile(ownerFile, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const { host, pid } = (owner ?? {}) as { host?: unknown; pid?: unknown };
+  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return undefined;
+  if (host !== hostname()) return pid;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH' ? 'gone' : pid;
   }
 }

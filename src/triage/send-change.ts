@@ -1,6 +1,7 @@
 /**
  * Sends one triage change and turns whatever happens into a journal entry. This is where "never send
- * twice blindly" is decided:
+ * twice blindly" is decided (the caller journals `sendingEntry` before calling, so even a process that
+ * dies mid-request leaves a trace that reads as outcome_unknown):
  *
  * - 2xx with a valid FindingDetail      → applied
  * - 2xx whose body fails the schema      → applied (with the raw body and a warning), never a failure
@@ -41,6 +42,28 @@ export interface ChangeOutcome {
    * service unreachable), so a bulk run should stop sending.
    */
   stopsRun: boolean;
+}
+
+/** The "sending" line, journaled and fsync'ed before the PATCH leaves (see journal.ts). */
+export function sendingEntry(
+  target: TriageTarget,
+  change: ValidTriageChange,
+  source: string,
+  now: () => Date,
+): JournalEntry {
+  return {
+    journal: JOURNAL_FORMAT,
+    time: now().toISOString(),
+    org: target.org,
+    workspace: target.workspace,
+    finding_id: change.findingId,
+    request: canonicalRequest(change.request),
+    outcome: 'sending',
+    http_status: null,
+    error: null,
+    finding: null,
+    source,
+  };
 }
 
 /** Sends `change` with the client's retry policy (PATCH is retried only on 429 / refused connection). */

@@ -1,13 +1,14 @@
 /**
- * Single-finding triage: one validated change, one PATCH, one journal line. The journal is opened
- * before the request so a journal we cannot write stops us before the service is changed.
+ * Single-finding triage: one validated change, one PATCH, two journal lines ("sending" before the
+ * request leaves, then its outcome; see journal.ts). A journal we cannot write stops us before the
+ * service is changed.
  */
 import path from 'node:path';
 import type { ApiClient } from '../api/client-types.js';
 import type { FindingDetail } from '../api/schemas.js';
 import { CliError } from '../errors.js';
 import { openJournal, type JournalEntry } from './journal.js';
-import { sendTriageChange, type TriageTarget } from './send-change.js';
+import { sendingEntry, sendTriageChange, type TriageTarget } from './send-change.js';
 import { withFieldErrors } from './service-validation.js';
 import { terminalSafe } from './terminal-text.js';
 import type { ValidTriageChange } from './triage-request.js';
@@ -47,15 +48,17 @@ export interface TriageFindingResult {
 export async function triageFinding(options: TriageFindingOptions): Promise<TriageFindingResult> {
   const journalPath = path.resolve(options.cwd, options.journalPath);
   const journal = await openJournal(journalPath);
+  const now = options.now ?? (() => new Date());
   let outcome: Awaited<ReturnType<typeof sendTriageChange>>;
   try {
-    outcome = await sendTriageChange(
-      options.client,
-      options.target,
-      options.change,
-      'cli',
-      options.now ?? (() => new Date()),
-    );
+    try {
+      await journal.append(sendingEntry(options.target, options.change, 'cli', now));
+    } catch (error) {
+      throw new CliError(
+        `Nothing was sent: the triage journal ${journalPath} could not be written: ${(error as Error).message}`,
+      );
+    }
+    outcome = await sendTriageChange(options.client, options.target, options.change, 'cli', now);
     try {
       await journal.append(outcome.entry);
     } catch (error) {

@@ -36,8 +36,11 @@ describe('airt-report demo', () => {
     const journal = readFileSync(path.join(result.out, 'triage', 'journal.jsonl'), 'utf8')
       .trim()
       .split('\n');
-    expect(journal).toHaveLength(1);
-    expect(JSON.parse(journal[0] ?? '{}')).toMatchObject({ outcome: 'applied' });
+    expect(journal).toHaveLength(2);
+    expect(journal.map((line) => (JSON.parse(line) as { outcome: string }).outcome)).toEqual([
+      'sending',
+      'applied',
+    ]);
     // The paths a user opens go to stdout; progress to stderr.
     expect(out.join('')).toContain('airt.duckdb');
     expect(err.join('')).toContain('run #2');

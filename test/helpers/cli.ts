@@ -4,10 +4,13 @@
  * and stderr as separate streams. In-process tests should call `main(argv, recordingIO())` instead.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+// By location, not by name: `--import tsx` is resolved from the child's cwd, which may be a temp dir.
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 export interface CliRun {
   code: number | null;
@@ -31,7 +34,7 @@ export function spawnCli(
   args: readonly string[],
   options: CliOptions = {},
 ): { child: ChildProcess; finished: Promise<CliRun> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: childEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],

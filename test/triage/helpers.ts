@@ -58,12 +58,20 @@ export async function readFinding(sim: RunningSimulator, findingId: string): Pro
   throw new Error(`could not read finding ${findingId}`);
 }
 
-export async function readJournalLines(file: string): Promise<JournalEntry[]> {
+/**
+ * The journal's lines; by default only outcome lines, leaving out the "sending" line each request
+ * writes before it leaves (`withSending` keeps them).
+ */
+export async function readJournalLines(
+  file: string,
+  options: { withSending?: boolean } = {},
+): Promise<JournalEntry[]> {
   const text = await readFile(file, 'utf8').catch(() => '');
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as JournalEntry);
+    .map((line) => JSON.parse(line) as JournalEntry)
+    .filter((entry) => options.withSending === true || entry.outcome !== 'sending');
 }
 
 export function journalFile(dir: string): string {

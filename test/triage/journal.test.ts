@@ -1,5 +1,6 @@
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -7,6 +8,7 @@ import {
   formatJournalLine,
   indexJournal,
   lockJournal,
+  NO_OUTCOME_RECORDED,
   openJournal,
   readJournal,
   type JournalEntry,
@@ -54,6 +56,34 @@ describe('journal lines', () => {
       entry({ outcome: 'failed' }),
     ]);
     expect([...known.values()].map((k) => [k.outcome, k.entry.time])).toEqual([['applied', 'later']]);
+  });
+
+  it('index reads a "sending" line without an outcome after it as outcome_unknown', () => {
+    const sending = entry({ outcome: 'sending', http_status: null, finding: null });
+    const other = { request: { severity: 'low' as const } };
+    const known = indexJournal([
+      sending,
+      entry({ ...other, outcome: 'sending', http_status: null, finding: null }),
+      entry({ ...other, outcome: 'failed', http_status: 404, finding: null }),
+    ]);
+    const outcomes = [...known.values()].map((k) => [k.outcome, k.entry.error]).sort();
+    expect(outcomes).toEqual([
+      ['failed', null],
+      ['outcome_unknown', NO_OUTCOME_RECORDED],
+    ]);
+    // Paired by count: the same change sent twice with one outcome leaves one unknown; an applied
+    // outcome still wins, and journals from before "sending" lines read as they did.
+    expect(
+      indexJournal([sending, sending, entry({ outcome: 'failed' })])
+        .values()
+        .next().value?.outcome,
+    ).toBe('outcome_unknown');
+    expect(indexJournal([sending, sending, entry()]).values().next().value?.outcome).toBe('applied');
+    expect(
+      indexJournal([entry({ outcome: 'failed' })])
+        .values()
+        .next().value?.outcome,
+    ).toBe('failed');
   });
 });
 
@@ -105,10 +135,26 @@ describe('journal file', () => {
     await writeFile(file, '');
     const release = await lockJournal(file, () => undefined);
     await expect(lockJournal(file, () => undefined)).rejects.toThrow(
-      'Another triage apply is using the journal',
+      `Another triage apply (process ${process.pid}) is using the journal`,
     );
     await release();
     const again = await lockJournal(file, () => undefined);
     await again();
+    await expect(stat(`${file}.lock`)).rejects.toThrow();
+    await expect(stat(`${file}.lock.owner`)).rejects.toThrow();
+  });
+
+  it('takes over at once a lock whose holder was killed', async () => {
+    const file = path.join(dir, 'j.jsonl');
+    await writeFile(file, '');
+    // A lock as a SIGKILLed apply leaves it: fresh, so proper-lockfile alone would refuse it for 30 s.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
+    await mkdir(`${file}.lock`);
+    await writeFile(`${file}.lock.owner`, JSON.stringify({ host: hostname(), pid: Number(dead.stdout) }));
+    const release = await lockJournal(file, () => undefined);
+    expect(JSON.parse(await readFile(`${file}.lock.owner`, 'utf8'))).toMatchObject({ pid: process.pid });
+    await release();
   });
 });

@@ -64,8 +64,10 @@ describe('answers the simulator does not give', () => {
     expect(io.err.join('')).toContain('the change was applied (do not send it again)');
     expect(io.out.join('')).toContain('The response as received');
     const lines = (await readFile(path.join(dir, 'triage', 'journal.jsonl'), 'utf8')).trim().split('\n');
-    expect(lines).toHaveLength(1);
-    const entry = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+    // The "sending" line written before the request left, then the outcome.
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ outcome: 'sending', finding: null });
+    const entry = JSON.parse(lines[1] ?? '') as Record<string, unknown>;
     expect(entry).toMatchObject({
       outcome: 'applied',
       http_status: 200,

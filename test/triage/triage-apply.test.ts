@@ -194,6 +194,57 @@ describe('triage apply', () => {
     expect(await readJournalLines(journalFile(dir))).toHaveLength(ROWS);
   });
 
+  it('after an interruption, a row without an answer in the grace period is outcome_unknown, never re-sent', async () => {
+    // Every answer takes 1.5 s; the interruption comes once two PATCHes are in flight and waits 50 ms.
+    const { sim, ids } = await simulator({ faults: 'latency=1500ms' });
+    const file = await writeCsv(ids);
+    const decisions = await readDecisionsFile(file, dir);
+    const controller = new AbortController();
+    const cancel = new AbortController();
+    const client = createApiClient({ baseUrl: sim.url, token: sim.token, signal: cancel.signal });
+    const inFlight = (): number => Object.values(sim.stats().patches).reduce((a, b) => a + b, 0);
+    const watcher = (async () => {
+      for (let i = 0; i < 2000 && inFlight() < 2; i++) await new Promise((r) => setTimeout(r, 5));
+      controller.abort();
+    })();
+    let report;
+    try {
+      report = await applyDecisions({
+        client,
+        target: { org: sim.org, workspace: sim.workspace },
+        decisions,
+        journalPath: 'triage/journal.jsonl',
+        cwd: dir,
+        concurrency: 2,
+        signal: controller.signal,
+        interruptGraceMs: 50,
+      });
+    } finally {
+      await watcher;
+      cancel.abort();
+      await client.close();
+    }
+    expect(report.outcomeUnknown.map((o) => o.row.row)).toEqual([1, 2]);
+    expect(report.outcomeUnknown[0]?.entry.error).toContain('no answer within 0.05 s of the interruption');
+    expect(report.notAttempted).toHaveLength(ROWS - 2);
+    // Unknown rows are not in the remaining file: re-sending them is the operator's decision.
+    const remaining = await readDecisionsFile('decisions.remaining.csv', dir);
+    expect(remaining.rows.map((r) => r.findingId)).toEqual(ids.slice(2));
+    const journal = await readJournalLines(journalFile(dir), { withSending: true });
+    expect(journal.map((l) => l.outcome)).toEqual([
+      'sending',
+      'sending',
+      'outcome_unknown',
+      'outcome_unknown',
+    ]);
+
+    const result = await run(sim, dir, ['triage', 'apply', file, '--concurrency', '4']);
+    expect(result.code).toBe(0);
+    expect(result.out).toContain('Unknown outcome in an earlier run, held back (2)');
+    const patches = sim.stats().patches;
+    expect(ids.map((id) => patches[id])).toEqual(ids.map(() => 1));
+  });
+
   // What main() aborts with on each stop signal; both stop the same way, only the exit code differs.
   it.each([
     { signal: 'SIGINT', exitCode: EXIT.interrupted },

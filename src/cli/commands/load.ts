@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { EXIT, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
+import { journalOptionHelp, journalToRead } from '../../triage/journal-setting.js';
 import type { LoadWarningRow } from '../../warehouse/query.js';
 
 interface LoadArgs {
@@ -37,7 +38,7 @@ export const loadCommand = defineCommand<LoadArgs>({
         type: 'boolean',
         describe: 'Load snapshots that fail verification (marked unverified)',
       })
-      .option('journal', { type: 'string', describe: 'Triage journal (JSON Lines) to load as well' })
+      .option('journal', { type: 'string', describe: journalOptionHelp('read') })
       .option('quiet', { type: 'boolean', describe: 'No progress output' })
       .option('memory-limit', {
         type: 'string',
@@ -53,7 +54,8 @@ export const loadCommand = defineCommand<LoadArgs>({
     const lockTimeout = args['lock-timeout'];
     if (lockTimeout !== undefined && !(Number.isFinite(lockTimeout) && lockTimeout >= 0))
       throw new UsageError(`--lock-timeout must be a number of seconds >= 0, got ${String(lockTimeout)}.`);
-    if (dirs.length === 0 && !args.journal)
+    const journal = journalToRead(args.journal, io);
+    if (dirs.length === 0 && !journal)
       throw new UsageError('Name at least one snapshot directory or a --journal file.');
     const [{ loadSnapshots }, { neutralizeControls }] = await Promise.all([
       import('../../warehouse/loader.js'),
@@ -68,7 +70,7 @@ export const loadCommand = defineCommand<LoadArgs>({
       ...(args['memory-limit'] ? { memoryLimit: args['memory-limit'] } : {}),
       ...(lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout * 1000 } : {}),
       command: `airt-report load ${dirs.map((d) => path.basename(d)).join(' ')}`.trim(),
-      ...(args.journal ? { journal: path.resolve(io.cwd, args.journal) } : {}),
+      ...(journal ? { journal } : {}),
       onProgress: (event) => {
         if (event.type === 'verify') progress(`verifying ${show(event.snapshotId)} (${event.files} files)`);
         else if (event.type === 'trials') progress(`  trials: ${event.filesDone}/${event.filesTotal} files`);

@@ -5,6 +5,7 @@
  * snapshot · 4 gate tripped. Only a run whose every step succeeded on a complete snapshot becomes the
  * next run's baseline (src/pipeline/run-baseline.ts).
  */
+import path from 'node:path';
 import { EXIT, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 
@@ -33,7 +34,22 @@ export const runCommand = defineCommand<RunArgs>({
     }
     if (!args.config)
       throw new UsageError('Name the run configuration: airt-report run --config airt-report.yaml');
-    const config = await loadRunConfig(args.config, io.cwd);
+    const loaded = await loadRunConfig(args.config, io.cwd);
+    // The triage journal is one setting shared with triage/snapshot/load (src/triage/journal-setting.ts).
+    const [{ journalForRun }, { neutralizeControls }] = await Promise.all([
+      import('../../triage/journal-setting.js'),
+      import('../../api/error-body.js'),
+    ]);
+    const journal = await journalForRun(
+      loaded.snapshot.triage_journal,
+      { ...loaded.connection, configDir: loaded.source === null ? null : path.dirname(loaded.source) },
+      io,
+    );
+    for (const warning of journal.warnings) io.stderr(`run: warning: ${neutralizeControls(warning)}\n`);
+    const config =
+      journal.path === loaded.snapshot.triage_journal
+        ? loaded
+        : { ...loaded, snapshot: { ...loaded.snapshot, triage_journal: journal.path } };
     const { runPipeline } = await import('../../pipeline/run-pipeline.js');
     const result = await runPipeline(config, {
       stderr: (text) => io.stderr(text),

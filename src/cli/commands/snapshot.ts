@@ -7,6 +7,7 @@ import path from 'node:path';
 import { PartialResultError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
+import { journalOptionHelp, journalToRead } from '../../triage/journal-setting.js';
 
 interface SnapshotArgs extends ConnectionArgs {
   project?: string[] | undefined;
@@ -40,7 +41,7 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
       .option('jailbreaks-only', { type: 'boolean', describe: 'Fetch only jailbreak trials' })
       .option('since', { type: 'string', describe: 'Previous snapshot: copy unchanged trial lists from it' })
       .option('resume', { type: 'string', describe: 'Continue an unfinished (.partial) or partial snapshot' })
-      .option('journal', { type: 'string', describe: 'Triage journal (JSON Lines) to copy findings from' })
+      .option('journal', { type: 'string', describe: journalOptionHelp('read') })
       .option('quiet', { type: 'boolean', describe: 'No progress output (warnings are still shown)' }),
   async run(args, io) {
     const connection = resolveConnection(args, io);
@@ -71,7 +72,7 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
         jailbreaksOnly: args['jailbreaks-only'] === true ? true : undefined,
         since: resolve(args.since),
         resume: resolve(args.resume),
-        journal: resolve(args.journal),
+        journal: journalToRead(args.journal, io),
       },
       { signal: io.signal, progress },
     );

@@ -4,13 +4,16 @@
  *
  * One yargs command with two forms: the first positional is a finding id, or the word `apply`
  * followed by a decisions file. Everything is validated locally before a request is made; every
- * outcome is journaled (`--journal`, default triage/journal.jsonl).
+ * request is journaled before it leaves and again with its outcome (`--journal`, env
+ * AIRT_TRIAGE_JOURNAL, default triage/journal.jsonl; see src/triage/journal-setting.ts).
  */
 import { abortExitCode, CliError, interruptionText, PartialResultError, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
 import type { CliIO } from '../io.js';
 import type { NotFoundError } from '../../api/errors.js';
+import { journalOptionHelp, journalToWrite } from '../../triage/journal-setting.js';
+import { guardStopSignals } from '../../pipeline/stop-signals.js';
 
 interface TriageArgs extends ConnectionArgs {
   target: string;
@@ -57,7 +60,7 @@ export const triageCommand = defineCommand<TriageArgs>({
       .option('severity', { type: 'string', describe: 'New severity: critical, high, medium, low, info' })
       .option('notes', { type: 'string', describe: 'New notes (free text; "" clears them)' })
       .option('json', { type: 'boolean', describe: 'Print the result as JSON (single finding)' })
-      .option('journal', { type: 'string', describe: 'Triage journal file [default: triage/journal.jsonl]' })
+      .option('journal', { type: 'string', describe: journalOptionHelp('write') })
       .option('dry-run', { type: 'boolean', describe: 'With "apply": show what would be sent; send nothing' })
       .option('concurrency', {
         type: 'number',
@@ -75,19 +78,30 @@ export const triageCommand = defineCommand<TriageArgs>({
       .example('$0 triage apply decisions.csv --dry-run', 'Preview a bulk triage')
       .example('$0 triage apply decisions.csv', 'Apply it; safe to re-run after an interruption'),
   async run(args, io) {
-    const journalPath = singleString(args.journal, '--journal');
-    if (args.target === 'apply') return runApply(args, io, journalPath);
-    if (args.file !== undefined) {
-      throw new UsageError(
-        `Unexpected argument ${JSON.stringify(args.file)}; to apply a file use: triage apply FILE`,
-      );
+    const journalPath = journalToWrite(singleString(args.journal, '--journal'), io);
+    // The journal module loads proper-lockfile, whose signal-exit kills the process on the first
+    // Ctrl-C once the CLI's own one-shot listener has run: rows in flight would then never be
+    // journaled and the re-run would send them again. The guard leaves the stopping to io.signal; it
+    // only works when its listener comes after signal-exit's (which counts the listeners after it
+    // runs), hence the journal module is loaded first.
+    await import('../../triage/journal.js');
+    const releaseSignals = guardStopSignals(io.signal);
+    try {
+      if (args.target === 'apply') return await runApply(args, io, journalPath);
+      if (args.file !== undefined) {
+        throw new UsageError(
+          `Unexpected argument ${JSON.stringify(args.file)}; to apply a file use: triage apply FILE`,
+        );
+      }
+      rejectFlags(args, APPLY_FLAGS, 'only apply to "triage apply FILE"');
+      return await runSingle(args, io, journalPath);
+    } finally {
+      releaseSignals();
     }
-    rejectFlags(args, APPLY_FLAGS, 'only apply to "triage apply FILE"');
-    return runSingle(args, io, journalPath);
   },
 });
 
-async function runSingle(args: TriageArgs, io: CliIO, journalPath: string | undefined): Promise<number> {
+async function runSingle(args: TriageArgs, io: CliIO, journalPath: string): Promise<number> {
   const [{ validateTriageChange }, { terminalSafe }] = await Promise.all([
     import('../../triage/triage-request.js'),
     import('../../triage/terminal-text.js'),
@@ -116,14 +130,12 @@ async function runSingle(args: TriageArgs, io: CliIO, journalPath: string | unde
   }
   // Validation passed: only now resolve the connection and load the client.
   const connection = resolveConnection(args, io);
-  const [{ createApiClient }, { triageFinding }, format, { DEFAULT_JOURNAL_PATH }, { isNotFoundError }] =
-    await Promise.all([
-      import('../../api/client.js'),
-      import('../../triage/triage-finding.js'),
-      import('../../triage/format-finding.js'),
-      import('../../triage/journal.js'),
-      import('../../api/errors.js'),
-    ]);
+  const [{ createApiClient }, { triageFinding }, format, { isNotFoundError }] = await Promise.all([
+    import('../../api/client.js'),
+    import('../../triage/triage-finding.js'),
+    import('../../triage/format-finding.js'),
+    import('../../api/errors.js'),
+  ]);
   const client = createApiClient({
     baseUrl: connection.baseUrl,
     token: connection.token,
@@ -139,7 +151,7 @@ async function runSingle(args: TriageArgs, io: CliIO, journalPath: string | unde
       client,
       target: { org: connection.org, workspace: connection.workspace },
       change: result.change,
-      journalPath: journalPath ?? DEFAULT_JOURNAL_PATH,
+      journalPath,
       cwd: io.cwd,
     }).catch((error: unknown) => {
       throw isNotFoundError(error) ? findingNotFound(error, terminalSafe) : error;
@@ -156,23 +168,15 @@ async function runSingle(args: TriageArgs, io: CliIO, journalPath: string | unde
   }
 }
 
-async function runApply(args: TriageArgs, io: CliIO, journalPath: string | undefined): Promise<number> {
+async function runApply(args: TriageArgs, io: CliIO, journal: string): Promise<number> {
   if (args.file === undefined)
     throw new UsageError('Name the decisions file: triage apply FILE.csv|FILE.json');
   rejectFlags(args, SINGLE_FLAGS, 'apply to a single finding; put the values in the decisions file');
-  const [
-    decisionsModule,
-    applyModule,
-    formatApply,
-    progressModule,
-    { DEFAULT_JOURNAL_PATH },
-    { terminalSafe },
-  ] = await Promise.all([
+  const [decisionsModule, applyModule, formatApply, progressModule, { terminalSafe }] = await Promise.all([
     import('../../triage/decisions-file.js'),
     import('../../triage/apply-decisions.js'),
     import('../../triage/format-apply.js'),
     import('../../triage/apply-progress.js'),
-    import('../../triage/journal.js'),
     import('../../triage/terminal-text.js'),
   ]);
   const concurrency = args.concurrency ?? applyModule.DEFAULT_APPLY_CONCURRENCY;
@@ -185,7 +189,6 @@ async function runApply(args: TriageArgs, io: CliIO, journalPath: string | undef
   const decisions = await decisionsModule.readDecisionsFile(args.file, io.cwd);
   const connection = resolveConnection(args, io);
   const target = { org: connection.org, workspace: connection.workspace };
-  const journal = journalPath ?? DEFAULT_JOURNAL_PATH;
   const resend = args['resend-unknown'] ? { resendUnknown: true } : {};
 
   if (args['dry-run']) {
@@ -205,20 +208,28 @@ async function runApply(args: TriageArgs, io: CliIO, journalPath: string | undef
     write: (text) => io.stderr(text),
     isTTY: io.stderrIsTTY,
   });
-  // The abort signal is deliberately not given to the client: a PATCH cut off mid-flight would have an
-  // unknown outcome. Interrupting stops new rows; rows in flight finish and are journaled.
+  // io.signal is deliberately not given to the client: a PATCH cut off mid-flight would have an unknown
+  // outcome. Interrupting stops new rows; rows in flight get DEFAULT_INTERRUPT_GRACE_MS to finish and
+  // be journaled. Only once applyDecisions has journaled every row (a straggler as outcome_unknown) is
+  // whatever is still open cancelled, so closing the client does not wait out the request timeout.
+  const cancelStragglers = new AbortController();
   const client = createApiClient({
     baseUrl: connection.baseUrl,
     token: connection.token,
     concurrency,
     userAgentSuffix: 'triage-apply',
+    signal: cancelStragglers.signal,
     onRetry: (event) =>
       progress.note(
         `Retrying ${event.method} ${event.path} in ${(event.delayMs / 1000).toFixed(1)} s (${terminalSafe(event.reason, 200)})\n`,
       ),
   });
+  const graceSeconds = applyModule.DEFAULT_INTERRUPT_GRACE_MS / 1000;
   const onInterrupt = (): void =>
-    progress.note('Interrupted: sending no new rows; waiting for rows in flight to finish…\n');
+    progress.note(
+      `Interrupted: sending no new rows; waiting up to ${graceSeconds} s for rows in flight ` +
+        '(interrupt again to stop at once; those rows are then held back as outcome unknown)…\n',
+    );
   io.signal.addEventListener('abort', onInterrupt, { once: true });
   let report: Awaited<ReturnType<typeof applyModule.applyDecisions>>;
   try {
@@ -238,6 +249,7 @@ async function runApply(args: TriageArgs, io: CliIO, journalPath: string | undef
   } finally {
     progress.stop();
     io.signal.removeEventListener('abort', onInterrupt);
+    cancelStragglers.abort();
     await client.close();
   }
   io.stdout(formatApply.formatApplyReport(report));
