@@ -5,7 +5,9 @@
  * - GET and PUT are idempotent: repeated on 429, 502, 503, 504, network errors, timeouts and bodies
  *   cut off mid-stream.
  * - PATCH appends a review event on the service: repeated only when it certainly did not take effect
- *   (429, connection refused, name resolution failed). A 502/503/504, a timeout, a reset connection or
+ *   (429, connection refused, name resolution failed for now).
+ * - A host name that does not exist (ENOTFOUND) fails at once: asking again gives the same answer. A
+ *   resolver that did not answer (EAI_AGAIN) is asked at most three times in all. A 502/503/504, a timeout, a reset connection or
  *   a cut-off 2xx body gives OutcomeUnknownError and is never repeated.
  * - A port fetch refuses to use (6000, 9, …) fails every method at once with BlockedPortError: nothing
  *   was sent, and no retry could change that.
@@ -53,6 +55,13 @@ const GATEWAY_STATUSES = new Set([502, 503, 504]);
 
 /** Errno codes that mean the request never left or never arrived: safe to repeat even a PATCH. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * Attempts in all for a name the resolver could not answer for now (EAI_AGAIN): a brief resolver
+ * hiccup is worth one or two more tries, a resolver that is down is not worth the whole policy.
+ * ENOTFOUND (the name does not exist) is never repeated: the resolver would give the same answer.
+ */
+const DNS_TEMPORARY_MAX_ATTEMPTS = 3;
 
 /** Errno codes of a broken or unreachable connection (as opposed to, say, a full disk in `consume`). */
 const NETWORK_CODES = new Set([
@@ -173,6 +182,7 @@ function classifyThrown(
       reason: `body cut off (${code})`,
     };
   }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return dnsFailure(code, request, attempt, error);
   const notSent = NOT_SENT_CODES.has(code);
   const what = notSent
     ? 'could not connect to the service'
@@ -185,6 +195,27 @@ function classifyThrown(
     error: new NetworkError(target, what, code, attempt, error),
     retryable: true,
     reason: `network error ${code}`,
+  };
+}
+
+/** A host name that does not resolve: nothing was sent, so even a PATCH is safe to repeat (EAI_AGAIN). */
+function dnsFailure(
+  code: 'ENOTFOUND' | 'EAI_AGAIN',
+  request: PreparedRequest,
+  attempt: number,
+  cause: unknown,
+): AttemptOutcome<never> {
+  const host = new URL(request.url).hostname;
+  if (code === 'ENOTFOUND') {
+    const what = `the host name ${host} does not exist (DNS lookup found no such name)`;
+    return fatal(new NetworkError(request.target, what, code, attempt, cause));
+  }
+  const what = `the host name ${host} could not be resolved (DNS server did not answer)`;
+  return {
+    ok: false,
+    error: new NetworkError(request.target, what, code, attempt, cause),
+    retryable: attempt < DNS_TEMPORARY_MAX_ATTEMPTS,
+    reason: `DNS lookup of ${host} failed (${code})`,
   };
 }
 

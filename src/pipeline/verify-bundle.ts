@@ -1,24 +1,27 @@
 /**
  * `airt-report verify BUNDLE.zip`: re-checks an audit bundle without unpacking it to disk.
  *
- *   entry names safe and unique, local headers = central directory
+ *   entry names safe and unique, local headers = central directory; directory entries (`reports/`,
+ *     written by `zip -r` when a bundle is unzipped and re-zipped) hold no data and are set aside
  *   → every entry's sha256 = its SHA256SUMS line, and every entry listed
  *   → manifest.json valid, root_sha256 = hash of its file list
  *   → bundled snapshot files (if any) = the manifest's hashes
  *   → every Markdown/HTML report names that root hash; the gate report and the diff (JSON and
  *     Markdown) name the manifest's snapshot id and root hash (provenance)
  *
- * Any difference is a problem and the bundle fails; PDF reports are covered by their checksum only
- * (their text is not searchable), which the result states as a note.
+ * Any difference is a problem and the bundle fails; a hash mismatch names the expected and the
+ * actual sha256. PDF reports are covered by their checksum only (their text is not searchable), which
+ * the result states as a note. A bundle rewritten consistently (files, SHA256SUMS and manifest) would
+ * pass, so the text result also asks to compare the root hash with the one recorded at bundling time.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { Unzip, UnzipInflate } from 'fflate';
+import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
 import { ManifestSchema, computeRootHash, type Manifest } from '../snapshot/manifest.js';
 import { findProvenanceLine, provenanceLine } from '../snapshot/provenance-line.js';
 import { BUNDLE_MANIFEST_ENTRY, BUNDLE_SNAPSHOT_PREFIX, CHECKSUMS_ENTRY } from './bundle.js';
 import { readCentralDirectoryNames } from './zip-central-directory.js';
-import { zipEntryNameProblem } from './zip-entry-name.js';
+import { isZipDirectoryName, zipDirectoryNameProblem, zipEntryNameProblem } from './zip-entry-name.js';
 import { terminalSafe } from '../text-safety.js';
 
 /** Text entries larger than this are hashed but not searched for provenance (a report is far smaller). */
@@ -29,7 +32,10 @@ export interface BundleVerification {
   bundle: string;
   snapshot_id: string | null;
   root_sha256: string | null;
+  /** File entries (directory entries not counted). */
   entries: number;
+  /** Directory entries (names ending in '/', no data), ignored. */
+  directories: number;
   /** Entries whose checksum matched. */
   checked: number;
   /** Reports whose printed root hash matched the manifest. */
@@ -43,6 +49,12 @@ interface EntryDigest {
   text: string | null;
 }
 
+/** What the local headers hold: file entries with their digests, and directory entries by name. */
+interface ZipContents {
+  files: Map<string, EntryDigest>;
+  directories: Set<string>;
+}
+
 /** Verifies a bundle; never throws for a bad bundle (problems are listed), only for an unreadable file. */
 export async function verifyBundle(bundlePath: string): Promise<BundleVerification> {
   const result: BundleVerification = {
@@ -51,15 +63,17 @@ export async function verifyBundle(bundlePath: string): Promise<BundleVerificati
     snapshot_id: null,
     root_sha256: null,
     entries: 0,
+    directories: 0,
     checked: 0,
     provenance_checked: [],
     problems: [],
     notes: [],
   };
   const problems = result.problems;
-  const digests = await readEntries(bundlePath, problems);
+  const { files: digests, directories } = await readEntries(bundlePath, problems);
   result.entries = digests.size;
-  await compareCentralDirectory(bundlePath, [...digests.keys()], problems);
+  result.directories = directories.size;
+  await compareCentralDirectory(bundlePath, [...digests.keys(), ...directories], problems);
 
   const sums = digests.get(CHECKSUMS_ENTRY);
   if (!sums || sums.text === null) {
@@ -79,14 +93,21 @@ export async function verifyBundle(bundlePath: string): Promise<BundleVerificati
   return result;
 }
 
-async function readEntries(bundlePath: string, problems: string[]): Promise<Map<string, EntryDigest>> {
+async function readEntries(bundlePath: string, problems: string[]): Promise<ZipContents> {
   const digests = new Map<string, EntryDigest>();
+  const directories = new Set<string>();
   const unzip = new Unzip();
   unzip.register(UnzipInflate);
   unzip.onfile = (file) => {
-    const unsafe = zipEntryNameProblem(file.name);
+    const unsafe = entryNameProblem(file.name);
     if (unsafe !== null) problems.push(`unsafe entry name ${JSON.stringify(file.name)}: ${unsafe}`);
-    if (digests.has(file.name)) problems.push(`entry ${JSON.stringify(file.name)} appears twice`);
+    if (digests.has(file.name) || directories.has(file.name))
+      problems.push(`entry ${JSON.stringify(file.name)} appears twice`);
+    if (isZipDirectoryName(file.name)) {
+      directories.add(file.name);
+      readDirectoryEntry(file, problems);
+      return;
+    }
     const hash: Hash = createHash('sha256');
     const keepText = isTextEntry(file.name);
     const chunks: Uint8Array[] = [];
@@ -114,7 +135,26 @@ async function readEntries(bundlePath: string, problems: string[]): Promise<Map<
   } catch (error) {
     problems.push(`not a readable zip: ${(error as Error).message}`);
   }
-  return digests;
+  return { files: digests, directories };
+}
+
+/** A directory entry must be empty: data there is invisible to unzip tools, a place to hide things. */
+function readDirectoryEntry(file: UnzipFile, problems: string[]): void {
+  let bytes = 0;
+  file.ondata = (error, data, final) => {
+    if (error) {
+      problems.push(`entry ${JSON.stringify(file.name)} cannot be decompressed: ${error.message}`);
+      return;
+    }
+    bytes += data.length;
+    if (final && bytes > 0)
+      problems.push(`directory entry ${JSON.stringify(file.name)} holds ${bytes} bytes of data`);
+  };
+  file.start();
+}
+
+function entryNameProblem(name: string): string | null {
+  return isZipDirectoryName(name) ? zipDirectoryNameProblem(name) : zipEntryNameProblem(name);
 }
 
 async function compareCentralDirectory(
@@ -133,7 +173,7 @@ async function compareCentralDirectory(
   for (const name of central) {
     if (!local.has(name))
       problems.push(`entry ${JSON.stringify(name)} is in the zip directory but has no data`);
-    const unsafe = zipEntryNameProblem(name);
+    const unsafe = entryNameProblem(name);
     if (unsafe !== null && !local.has(name))
       problems.push(`unsafe entry name ${JSON.stringify(name)}: ${unsafe}`);
   }
@@ -160,7 +200,9 @@ function checkSums(text: string, digests: ReadonlyMap<string, EntryDigest>, prob
     const digest = digests.get(name);
     if (!digest) problems.push(`${name}: listed in ${CHECKSUMS_ENTRY} but missing from the bundle`);
     else if (digest.sha256 !== expected)
-      problems.push(`${name}: modified (sha256 does not match ${CHECKSUMS_ENTRY})`);
+      problems.push(
+        `${name}: modified (expected sha256 ${expected} from ${CHECKSUMS_ENTRY}, actual ${digest.sha256})`,
+      );
     else matched += 1;
   });
   for (const name of digests.keys()) {
@@ -187,9 +229,11 @@ function readBundleManifest(entry: EntryDigest | undefined, problems: string[]):
     problems.push(`${BUNDLE_MANIFEST_ENTRY} is not a valid airt-snapshot/1 manifest`);
     return null;
   }
-  if (computeRootHash(parsed.data.files) !== parsed.data.root_sha256) {
+  const computed = computeRootHash(parsed.data.files);
+  if (computed !== parsed.data.root_sha256) {
     problems.push(
-      `${BUNDLE_MANIFEST_ENTRY}: root_sha256 does not match the hash of its file list (manifest modified)`,
+      `${BUNDLE_MANIFEST_ENTRY}: root_sha256 does not match the hash of its file list (manifest modified): ` +
+        `expected ${parsed.data.root_sha256}, actual ${computed}`,
     );
   }
   return parsed.data;
@@ -208,7 +252,10 @@ function checkSnapshotFiles(
   for (const [name, sha256] of expected) {
     const digest = digests.get(name);
     if (!digest) problems.push(`${name}: in the manifest but missing from the bundled snapshot`);
-    else if (digest.sha256 !== sha256) problems.push(`${name}: differs from the manifest's sha256`);
+    else if (digest.sha256 !== sha256)
+      problems.push(
+        `${name}: differs from the manifest (expected sha256 ${sha256}, actual ${digest.sha256})`,
+      );
   }
   for (const name of bundled) {
     if (!expected.has(name)) problems.push(`${name}: bundled with the snapshot but not in its manifest`);
@@ -290,14 +337,33 @@ function isTextEntry(name: string): boolean {
 
 /** The human-readable result of `airt-report verify BUNDLE.zip` (entry names are neutralized). */
 export function bundleVerificationText(result: BundleVerification): string {
-  const show = (text: string): string => terminalSafe(text);
   const lines = [
     ...result.problems.map((problem) => `problem   ${show(problem)}`),
     ...result.notes.map((note) => `note      ${show(note)}`),
   ];
+  if (result.directories > 0) {
+    lines.push(`note      ${result.directories} directory entries ignored (they hold no data)`);
+  }
   const head =
     `${show(result.bundle)}: ${result.entries} entries, ${result.checked} checksums matched, ` +
-    `provenance matched in ${result.provenance_checked.length} files (root ${result.root_sha256 ?? '(unknown)'})`;
+    `provenance matched in ${result.provenance_checked.length} files`;
   lines.push(result.ok ? `${head}: OK` : `${head}: FAILED (${result.problems.length} problem(s))`);
+  lines.push(rootHashAdvice(result));
   return `${lines.join('\n')}\n`;
+}
+
+/** Entry names and messages can carry control, bidi and zero-width characters: shown visibly. */
+const show = terminalSafe;
+
+/**
+ * The bundle checks itself: someone who rewrote every file, SHA256SUMS and the manifest consistently
+ * would pass. The root hash recorded elsewhere when the bundle was made is the independent anchor.
+ */
+function rootHashAdvice(result: BundleVerification): string {
+  if (result.root_sha256 === null) return 'root hash (unknown: no valid manifest.json)';
+  return (
+    `root hash ${result.root_sha256} (snapshot ${show(result.snapshot_id ?? '?')}): compare it with the ` +
+    "root hash recorded when the bundle was made (snapshot.root_sha256 in that run's run-summary.json, " +
+    'or the line `airt-report bundle` printed); a match shows this is the snapshot that was bundled'
+  );
 }

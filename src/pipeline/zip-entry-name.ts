@@ -23,6 +23,23 @@ export function zipEntryNameProblem(name: string): string | null {
   return null;
 }
 
+/**
+ * A directory entry: a name ending in '/'. `zip -r` writes one for every folder, so a bundle that was
+ * unzipped and re-zipped has them; they carry no data, and only the checksummed files matter.
+ */
+export function isZipDirectoryName(name: string): boolean {
+  return name.endsWith('/');
+}
+
+/**
+ * Why a directory entry's name is unsafe, or null. The path without its trailing '/' must be a safe
+ * entry name, so `../`, `/` and `/tmp/` are refused like `../x` and `/x` are.
+ */
+export function zipDirectoryNameProblem(name: string): string | null {
+  const folder = name.slice(0, -1);
+  return folder === '' ? 'absolute path' : zipEntryNameProblem(folder);
+}
+
 /** Returns the name when safe; throws otherwise (a bug or hostile input, never silently rewritten). */
 export function assertSafeZipEntryName(name: string): string {
   const problem = zipEntryNameProblem(name);

@@ -8,7 +8,9 @@
 import { access, constants, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CliError } from '../errors.js';
+import type { BrowserContext, BrowserType } from 'playwright-core';
+import { CliError, EXIT } from '../errors.js';
+import { chromiumLaunchFailureMessage } from './browser-launch-error.js';
 import { makePdfDeterministic } from './pdf-determinism.js';
 
 /** Where Debian's `chromium` package installs the browser. */
@@ -57,6 +59,26 @@ export interface PdfOptions {
 }
 
 /**
+ * Starts Chromium; a browser that exists but fails to start (missing libraries, a broken wrapper)
+ * becomes one paragraph naming it, instead of playwright's launch log with colour codes.
+ */
+async function launch(profile: string, options: PdfOptions, chromium: BrowserType): Promise<BrowserContext> {
+  try {
+    return await chromium.launchPersistentContext(profile, {
+      executablePath: options.executablePath,
+      headless: true,
+      args: [...CHROMIUM_ARGS],
+      offline: true,
+    });
+  } catch (error) {
+    options.signal?.throwIfAborted();
+    throw new CliError(chromiumLaunchFailureMessage(options.executablePath, error), EXIT.failure, {
+      cause: error,
+    });
+  }
+}
+
+/**
  * Prints HTML to an A4 PDF with backgrounds and page numbers in the footer. The same HTML and
  * documentDate give the same bytes (with the same Chromium build, whose version is in /Creator).
  */
@@ -65,12 +87,7 @@ export async function printPdf(html: string, options: PdfOptions): Promise<Uint8
   const { chromium } = await import('playwright-core');
   const profile = await mkdtemp(path.join(tmpdir(), 'airt-report-chromium-'));
   try {
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: options.executablePath,
-      headless: true,
-      args: [...CHROMIUM_ARGS],
-      offline: true,
-    });
+    const context = await launch(profile, options, chromium);
     const onAbort = (): void => void context.close();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {

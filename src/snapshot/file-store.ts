@@ -59,6 +59,11 @@ function isFatalApiError(error: unknown): boolean {
 export interface ObtainOptions {
   /** Return 'not_found' for a 404 instead of recording a failure (missing projects are a warning). */
   notFoundIsResult?: boolean;
+  /**
+   * With notFoundIsResult: also record the 404 as a failed request. A project the user named with
+   * --project that does not exist is a failed item (the snapshot is partial), not just a warning.
+   */
+  notFoundIsFailure?: boolean;
   /** A `--since` source to copy instead of fetching. */
   reuse?: { source: string; file: ManifestFile; snapshotId: string };
   /** Extra manifest fields (e.g. the assessment's updated_at and status for --since). */
@@ -141,7 +146,8 @@ export class FileStore {
       }
       if (!(error instanceof ApiError)) throw error;
       if (options.notFoundIsResult && isNotFoundError(error)) {
-        progress.done(0);
+        if (options.notFoundIsFailure) this.recordFailure(target, error);
+        else progress.done(0);
         return 'not_found';
       }
       this.recordFailure(target, error);

@@ -1,16 +1,28 @@
 /**
- * Snapshot ids come from the injected clock: `20261122T090000Z` (UTC, second resolution, sorts as
- * text in time order). When that name is taken — two snapshots in the same second — a counter is
- * appended: `20261122T090000Z-2`.
+ * Snapshot ids: `20261124T021500Z-acme-prod-3f9a`, the injected clock's UTC second, then the org and
+ * workspace as a readable slug, then a short random suffix.
+ *
+ * - Sortable: the fixed-width timestamp comes first, so ids sort as text in time order (to the second).
+ * - Unique in one warehouse: the slug tells acme/prod from acme/staging started in the same second (a
+ *   nightly cron starting both at 02:00); the suffix tells apart two runs of one workspace in the
+ *   same second writing to different directories. Within one directory, creating the `.partial`
+ *   directory is the reservation, so concurrent runs there never share an id.
+ *
+ * Older versions wrote `20261122T090000Z` and `20261122T090000Z-2`; those ids stay valid wherever an
+ * existing snapshot or database is read (nothing parses an id, they are compared as whole strings).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Suffix of the working directory of a snapshot that is not finished. */
 export const PARTIAL_SUFFIX = '.partial';
-const MAX_SAME_SECOND = 1000;
+/** Draws of a suffix before giving up; only a broken random source exhausts this. */
+const MAX_ATTEMPTS = 100;
+/** Longest org or workspace part of the slug, so ids stay short enough to read and to be file names. */
+const MAX_SLUG_PART = 24;
 
-/** `2026-11-22T09:00:00.123Z` → `20261122T090000Z`. */
+/** `2026-11-22T09:00:00.123Z` → `20261122T090000Z`: the timestamp every id starts with. */
 export function formatSnapshotId(date: Date): string {
   return date
     .toISOString()
@@ -18,9 +30,34 @@ export function formatSnapshotId(date: Date): string {
     .replace(/[-:]/g, '');
 }
 
-/** True for names `formatSnapshotId` (plus an optional counter) produces. */
+/**
+ * `Acme Corp`, `Prod/EU` → `acme-corp-prod-eu`: lower-case letters and digits, other runs of
+ * characters become one '-', so the slug is safe as a path segment and in every output.
+ */
+export function snapshotSlug(org: string, workspace: string): string {
+  const part = (text: string): string =>
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, MAX_SLUG_PART)
+      .replace(/-+$/, '') || 'x';
+  return `${part(org)}-${part(workspace)}`;
+}
+
+/** Four lower-case hex characters from the system's random source. */
+export function randomSnapshotSuffix(): string {
+  return randomBytes(2).toString('hex');
+}
+
+/** `20261124T021500Z-acme-prod-3f9a`. */
+export function buildSnapshotId(date: Date, org: string, workspace: string, suffix: string): string {
+  return `${formatSnapshotId(date)}-${snapshotSlug(org, workspace)}-${suffix}`;
+}
+
+/** True for ids this version writes and for the older `20261122T090000Z[-N]` form. */
 export function isSnapshotId(name: string): boolean {
-  return /^\d{8}T\d{6}Z(-\d+)?$/.test(name);
+  return /^\d{8}T\d{6}Z(-\d+|-[a-z0-9]+(-[a-z0-9]+)*-[0-9a-f]{4})?$/.test(name);
 }
 
 /** True when `file` exists (any type); other errors than ENOENT are thrown. */
@@ -34,19 +71,29 @@ export async function pathExists(file: string): Promise<boolean> {
   }
 }
 
+export interface ReserveSnapshotOptions {
+  /** `<out>/<org>/<workspace>`: the directory the snapshot goes into. */
+  parent: string;
+  now: Date;
+  org: string;
+  workspace: string;
+  /** Suffix source, injectable for tests. Default: {@link randomSnapshotSuffix}. */
+  suffix?: (() => string) | undefined;
+}
+
 /**
  * Picks a free id under `parent` and creates its `<id>.partial` working directory. Creating the
  * directory is the reservation (mkdir fails if another run got there first), so two concurrent runs
- * never share one.
+ * never share one; a taken id draws another suffix.
  */
 export async function reserveSnapshotDir(
-  parent: string,
-  now: Date,
+  options: ReserveSnapshotOptions,
 ): Promise<{ snapshotId: string; partialDir: string }> {
+  const { parent, now, org, workspace } = options;
+  const suffix = options.suffix ?? randomSnapshotSuffix;
   await mkdir(parent, { recursive: true });
-  const base = formatSnapshotId(now);
-  for (let n = 1; n <= MAX_SAME_SECOND; n++) {
-    const snapshotId = n === 1 ? base : `${base}-${n}`;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const snapshotId = buildSnapshotId(now, org, workspace, suffix());
     const partialDir = path.join(parent, snapshotId + PARTIAL_SUFFIX);
     if (await pathExists(path.join(parent, snapshotId))) continue;
     try {
@@ -56,5 +103,7 @@ export async function reserveSnapshotDir(
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
-  throw new Error(`More than ${MAX_SAME_SECOND} snapshots named ${base}* in ${parent}`);
+  throw new Error(
+    `No free snapshot id ${formatSnapshotId(now)}-${snapshotSlug(org, workspace)}-… in ${parent} after ${MAX_ATTEMPTS} attempts`,
+  );
 }

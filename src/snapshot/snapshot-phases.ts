@@ -122,7 +122,10 @@ export async function runPhases(context: PhaseContext): Promise<PhaseOutcome> {
     if (project.status === 'not_found') {
       warnings.push({
         code: 'project_not_found',
-        message: `Project ${JSON.stringify(project.key)} returned 404 not found; it is not in this snapshot.`,
+        message: project.fromJobs
+          ? `Project ${JSON.stringify(project.key)} returned 404 not found; it is not in this snapshot.`
+          : `--project ${JSON.stringify(project.key)} returned 404 not found in ${context.org}/${context.workspace}; ` +
+            'it is not in this snapshot (check the project slug or id).',
         project: project.key,
       });
     }
@@ -232,7 +235,11 @@ async function summaries(
   return settle(
     context,
     targets.map(async ({ key, target }): Promise<ProjectOutcome> => {
-      const result = await store.obtain(target, readSummaryFacts, { notFoundIsResult: true });
+      // A job's project may have been deleted since (a warning); one the user asked for must exist.
+      const result = await store.obtain(target, readSummaryFacts, {
+        notFoundIsResult: true,
+        notFoundIsFailure: !fromJobs,
+      });
       if (result === 'not_found' || result === 'failed')
         return { key, fromJobs, status: result, facts: undefined };
       const project: ProjectOutcome = { key, fromJobs, status: 'ok', facts: result.facts };

@@ -88,6 +88,8 @@ export interface SnapshotOptions {
 export interface SnapshotEffects {
   /** Clock for the snapshot id and the manifest's times. Default: the system clock. */
   now?: () => Date;
+  /** Random part of a new snapshot id (4 hex characters). Default: the system's random source. */
+  snapshotIdSuffix?: () => string;
   /** HTTP implementation handed to the API client. Default: undici over keep-alive. */
   fetch?: ApiClientOptions['fetch'];
   /** Aborting stops the run cleanly and keeps the `.partial` directory resumable. */
@@ -199,7 +201,13 @@ export async function takeSnapshot(
   } else {
     const parent = path.resolve(options.out, safeSegment(options.org), safeSegment(options.workspace));
     const started = now();
-    ({ partialDir, snapshotId } = await reserveSnapshotDir(parent, started));
+    ({ partialDir, snapshotId } = await reserveSnapshotDir({
+      parent,
+      now: started,
+      org: options.org,
+      workspace: options.workspace,
+      suffix: effects.snapshotIdSuffix,
+    }));
     startedAt = started.toISOString();
     finished = new Map();
   }

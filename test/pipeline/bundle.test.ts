@@ -166,8 +166,10 @@ describe('audit bundle', () => {
     );
     const first = await verifyBundle(edited);
     expect(first.ok).toBe(false);
-    expect(first.problems).toContain(
-      'reports/executive-demo.md: modified (sha256 does not match SHA256SUMS)',
+    expect(first.problems).toContainEqual(
+      expect.stringMatching(
+        /^reports\/executive-demo\.md: modified \(expected sha256 [0-9a-f]{64} from SHA256SUMS, actual [0-9a-f]{64}\)$/,
+      ),
     );
     const resummed = await tamper(
       good,
@@ -192,10 +194,12 @@ describe('audit bundle', () => {
       e['manifest.json'] = strToU8(JSON.stringify(m));
     };
     const first = await verifyBundle(await tamper(good, path.join(work, 'm1.zip'), editManifest, false));
-    expect(first.problems).toContain('manifest.json: modified (sha256 does not match SHA256SUMS)');
+    expect(first.problems.join('\n')).toContain('manifest.json: modified (expected sha256 ');
     const second = await verifyBundle(await tamper(good, path.join(work, 'm2.zip'), editManifest, true));
     expect(second.ok).toBe(false);
-    expect(second.problems.join('\n')).toContain('root_sha256 does not match the hash of its file list');
+    expect(second.problems.join('\n')).toContain(
+      `root_sha256 does not match the hash of its file list (manifest modified): expected ${manifest.root_sha256}, actual `,
+    );
     // A consistent but different manifest (root re-computed) no longer matches the reports' provenance.
     const third = await verifyBundle(
       await tamper(
@@ -291,7 +295,10 @@ describe('audit bundle', () => {
         true,
       ),
     );
-    expect(result.problems).toContain("snapshot/config.json: differs from the manifest's sha256");
+    const original = (await readFile(path.join(snapshotDir, 'config.json'))) as Uint8Array;
+    expect(result.problems).toContain(
+      `snapshot/config.json: differs from the manifest (expected sha256 ${sha256(original)}, actual ${sha256(strToU8('{"api_version":"2"}'))})`,
+    );
     const unlisted = await verifyBundle(
       await tamper(
         full.path,
@@ -339,6 +346,88 @@ describe('audit bundle', () => {
   });
 });
 
+/**
+ * Re-packs a bundle as `unzip b.zip -d d && cd d && zip -r ../c.zip .` does: every parent directory
+ * gets its own entry (name ending in '/', no data) before the files under it.
+ */
+async function rezip(
+  source: string,
+  target: string,
+  change: (entries: Record<string, Uint8Array>) => void = () => undefined,
+): Promise<string> {
+  const files = unzipSync(await readFile(source));
+  change(files);
+  const entries: Record<string, Uint8Array> = {};
+  for (const name of Object.keys(files).sort()) {
+    const parts = name.split('/');
+    for (let i = 1; i < parts.length; i++) entries[`${parts.slice(0, i).join('/')}/`] = new Uint8Array(0);
+    entries[name] = files[name]!;
+  }
+  await writeFile(target, zipSync(entries));
+  return target;
+}
+
+describe('a bundle that was unzipped and re-zipped', () => {
+  it('verifies unchanged: directory entries are ignored', async () => {
+    const full = await writeBundle({
+      out: path.join(work, 'rezip-full.zip'),
+      snapshotDir,
+      includeSnapshot: true,
+      files,
+    });
+    const rezipped = await rezip(full.path, path.join(work, 'rezipped.zip'));
+    expect(Object.keys(unzipSync(await readFile(rezipped)))).toContain('reports/charts/');
+    const result = await verifyBundle(rezipped);
+    expect(result.problems).toEqual([]);
+    expect(result.ok).toBe(true);
+    expect(result.checked).toBe(full.entries.length - 1);
+  });
+
+  it('reports exactly the one changed file, with its expected and actual sha256', async () => {
+    const changed = strToU8(`# Report\n\nRoot hash: \`${manifest.root_sha256}\` (edited)\n`);
+    const original = unzipSync(await readFile(path.join(work, 'a.zip')))['reports/executive-demo.md']!;
+    const rezipped = await rezip(path.join(work, 'a.zip'), path.join(work, 'rezipped-edit.zip'), (e) => {
+      e['reports/executive-demo.md'] = changed;
+    });
+    const result = await verifyBundle(rezipped);
+    expect(result.ok).toBe(false);
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]).toContain('reports/executive-demo.md: modified');
+    expect(result.problems[0]).toContain(`expected sha256 ${sha256(original)}`);
+    expect(result.problems[0]).toContain(`actual ${sha256(changed)}`);
+  });
+
+  it('still refuses directory entries that climb out or are absolute', async () => {
+    for (const name of ['../', '../../etc/', '/', '/tmp/', 'reports/../../x/']) {
+      const bundle = await tamper(
+        path.join(work, 'a.zip'),
+        path.join(work, 'dir-evil.zip'),
+        (e) => {
+          e[name] = new Uint8Array(0);
+        },
+        false,
+      );
+      const result = await verifyBundle(bundle);
+      expect(result.ok, name).toBe(false);
+      expect(result.problems.join('\n'), name).toContain(`unsafe entry name ${JSON.stringify(name)}`);
+    }
+  });
+
+  it('refuses a directory entry that holds data', async () => {
+    const bundle = await tamper(
+      path.join(work, 'a.zip'),
+      path.join(work, 'dir-data.zip'),
+      (e) => {
+        e['reports/'] = strToU8('hidden');
+      },
+      false,
+    );
+    const result = await verifyBundle(bundle);
+    expect(result.ok).toBe(false);
+    expect(result.problems).toEqual(['directory entry "reports/" holds 6 bytes of data']);
+  });
+});
+
 describe('airt-report bundle and verify BUNDLE.zip', () => {
   it('builds a bundle from the command line and verifies it, failing on a modified copy', async () => {
     const io = recordingIO({ cwd: work });
@@ -360,7 +449,10 @@ describe('airt-report bundle and verify BUNDLE.zip', () => {
     expect(io.out.join('').trim()).toBe(path.join(work, 'cli.zip'));
     const verify = recordingIO({ cwd: work });
     expect(await main(['verify', 'cli.zip'], verify)).toBe(0);
-    expect(verify.out.join('')).toMatch(/: OK\n$/);
+    expect(verify.out.join('')).toMatch(
+      /: OK\nroot hash [0-9a-f]{64} \(snapshot 20260101T000000Z\): compare it with the root hash recorded when the bundle was made/,
+    );
+    expect(io.err.join('')).toContain(`root hash ${manifest.root_sha256}`);
     await tamper(
       path.join(work, 'cli.zip'),
       path.join(work, 'cli-bad.zip'),
@@ -372,7 +464,7 @@ describe('airt-report bundle and verify BUNDLE.zip', () => {
     const bad = recordingIO({ cwd: work });
     expect(await main(['verify', 'cli-bad.zip'], bad)).toBe(1);
     expect(bad.out.join('')).toContain(
-      'problem   gate-report.json: modified (sha256 does not match SHA256SUMS)',
+      `problem   gate-report.json: modified (expected sha256 ${sha256(await readFile(path.join(work, 'gate-report.json')))} from SHA256SUMS, actual ${sha256(strToU8('{}'))})`,
     );
   });
 });

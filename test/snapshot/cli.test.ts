@@ -273,7 +273,8 @@ describe('manifest warnings', () => {
         '--concurrency',
         '1',
       ]);
-      expect(run.code).toBe(0);
+      // A --project the service does not know is a failed item: partial snapshot, exit 3.
+      expect(run.code).toBe(3);
       expect(run.err).toMatch(/warning\(s\): .*project_not_found/);
       const manifest = await readManifestFile(run.out.trim().split('\n').at(-1)!);
       const codes = manifest.warnings.map((w) => w.code);
@@ -283,8 +284,10 @@ describe('manifest warnings', () => {
         expect.objectContaining({ code: 'project_not_found', project: 'no-such-project' }),
       );
       expect(manifest.projects.find((p) => p.key === 'no-such-project')?.status).toBe('not_found');
-      expect(manifest.status).toBe('complete');
-      expect(manifest.failed_requests).toEqual([]);
+      expect(manifest.status).toBe('partial');
+      expect(manifest.failed_requests).toEqual([
+        expect.objectContaining({ kind: 'project_summary', project: 'no-such-project', status: 404 }),
+      ]);
       // The grown total is followed: one more page is fetched, and paging stops there.
       const pages = manifest.files.filter((f) => f.kind === 'evaluations_page').map((f) => f.page);
       const expectedPages = Math.ceil((sim.truth.evaluationJobIds().length + 150) / 100);
@@ -292,5 +295,33 @@ describe('manifest warnings', () => {
     } finally {
       await proxy.close();
     }
+  });
+});
+
+describe('snapshot --project with a project the service does not know', () => {
+  it('exits 3 (partial), says which --project and what to do, and keeps everything else', async () => {
+    const run = await cli([
+      'snapshot',
+      ...connection(sim),
+      '--out',
+      path.join(tmp, 'unknown-project'),
+      '--project',
+      'no-such-project',
+      '--quiet',
+    ]);
+    expect(run.code).toBe(3);
+    expect(run.err).toContain(
+      'snapshot: warning: --project "no-such-project" returned 404 not found in acme/main',
+    );
+    expect(run.err).toContain(
+      '--project "no-such-project": not found (404) in acme/main, so the snapshot is marked partial; ' +
+        'everything else was fetched. Check the project slug or id',
+    );
+    // Resuming would only ask for the same project again: no --resume advice for this failure.
+    expect(run.err).not.toContain('--resume');
+    const manifest = await readManifestFile(run.out.trim().split('\n').at(-1)!);
+    expect(manifest.projects.filter((p) => p.status === 'ok').length).toBeGreaterThan(0);
+    // Only the unknown project failed.
+    expect(manifest.failed_requests).toHaveLength(1);
   });
 });

@@ -2,7 +2,14 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatSnapshotId, isSnapshotId, reserveSnapshotDir } from '../../src/snapshot/snapshot-id.js';
+import {
+  buildSnapshotId,
+  formatSnapshotId,
+  isSnapshotId,
+  randomSnapshotSuffix,
+  reserveSnapshotDir,
+  snapshotSlug,
+} from '../../src/snapshot/snapshot-id.js';
 import { formatProgressLine } from '../../src/snapshot/progress.js';
 
 let dir: string;
@@ -15,22 +22,49 @@ afterEach(async () => {
 
 describe('snapshot ids', () => {
   const at = new Date('2026-11-22T09:00:00.456Z');
+  const reserve = (suffixes: string[]) =>
+    reserveSnapshotDir({
+      parent: dir,
+      now: at,
+      org: 'acme',
+      workspace: 'prod',
+      suffix: () => suffixes.shift()!,
+    });
 
-  it('formats the clock as a compact UTC id', () => {
+  it('starts with the compact UTC second, then the org/workspace slug and a short suffix', () => {
     expect(formatSnapshotId(at)).toBe('20261122T090000Z');
+    expect(buildSnapshotId(at, 'acme', 'prod', '3f9a')).toBe('20261122T090000Z-acme-prod-3f9a');
+    expect(isSnapshotId('20261122T090000Z-acme-prod-3f9a')).toBe(true);
+    expect(randomSnapshotSuffix()).toMatch(/^[0-9a-f]{4}$/);
+  });
+
+  it('still accepts the ids older versions wrote', () => {
     expect(isSnapshotId('20261122T090000Z')).toBe(true);
     expect(isSnapshotId('20261122T090000Z-3')).toBe(true);
     expect(isSnapshotId('../20261122T090000Z')).toBe(false);
+    expect(isSnapshotId('20261122T090000Z-acme/../x-3f9a')).toBe(false);
   });
 
-  it('adds a counter when the id is taken by a finished or unfinished snapshot', async () => {
-    const first = await reserveSnapshotDir(dir, at);
-    expect(first.snapshotId).toBe('20261122T090000Z');
-    expect(first.partialDir).toBe(path.join(dir, '20261122T090000Z.partial'));
-    const second = await reserveSnapshotDir(dir, at);
-    expect(second.snapshotId).toBe('20261122T090000Z-2');
-    await mkdir(path.join(dir, '20261122T090000Z-3'));
-    expect((await reserveSnapshotDir(dir, at)).snapshotId).toBe('20261122T090000Z-4');
+  it('sanitizes the slug into a safe, readable path segment', () => {
+    expect(snapshotSlug('Acme Corp', 'Prod/EU')).toBe('acme-corp-prod-eu');
+    expect(snapshotSlug('../..', '\u202eévil\n')).toBe('x-vil');
+    expect(snapshotSlug('a'.repeat(100), 'b')).toBe(`${'a'.repeat(24)}-b`);
+    expect(isSnapshotId(buildSnapshotId(at, '../..', 'Prod EU', 'beef'))).toBe(true);
+  });
+
+  it('draws another suffix when the id is taken by a finished or unfinished snapshot', async () => {
+    const first = await reserve(['aaaa']);
+    expect(first.snapshotId).toBe('20261122T090000Z-acme-prod-aaaa');
+    expect(first.partialDir).toBe(path.join(dir, '20261122T090000Z-acme-prod-aaaa.partial'));
+    await mkdir(path.join(dir, '20261122T090000Z-acme-prod-bbbb'));
+    expect((await reserve(['aaaa', 'bbbb', 'cccc'])).snapshotId).toBe('20261122T090000Z-acme-prod-cccc');
+  });
+
+  it('gives up with a clear error when the suffix source never yields a free id', async () => {
+    await reserve(['aaaa']);
+    await expect(
+      reserveSnapshotDir({ parent: dir, now: at, org: 'acme', workspace: 'prod', suffix: () => 'aaaa' }),
+    ).rejects.toThrow(/No free snapshot id 20261122T090000Z-acme-prod-… in .* after 100 attempts/);
   });
 });
 

@@ -75,7 +75,10 @@ export const bundleCommand = defineCommand<BundleArgs>({
       files,
       signal: io.signal,
     });
-    io.stderr(`bundle: ${result.entries.length} entries, sha256 ${result.sha256}\n`);
+    // The root hash printed here is the value `verify BUNDLE.zip` asks to compare with later.
+    io.stderr(
+      `bundle: ${result.entries.length} entries, sha256 ${result.sha256}, snapshot ${result.snapshot_id} root hash ${result.root_sha256}\n`,
+    );
     io.stdout(`${result.path}\n`);
     return EXIT.ok;
   },

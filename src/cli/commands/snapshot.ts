@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { PartialResultError } from '../../errors.js';
+import type { Manifest } from '../../snapshot/manifest.js';
 import { defineCommand } from '../command.js';
 import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
 import { journalOptionHelp, journalToRead } from '../../triage/journal-setting.js';
@@ -92,13 +93,38 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
       );
     }
     io.stdout(`${result.dir}\n`);
-    if (result.status === 'partial') {
-      throw new PartialResultError(
-        `${manifest.failed_requests.length} request(s) failed after retries; the snapshot is marked partial ` +
-          `(see failed_requests in manifest.json) but usable. Fetch what is missing with: ` +
-          `airt-report snapshot --resume ${result.dir}`,
-      );
-    }
+    if (result.status === 'partial') throw new PartialResultError(partialMessage(manifest, result.dir));
     return 0;
   },
 });
+
+/**
+ * Why the snapshot is partial and what to do: a --project the service does not know is fixed in the
+ * command (resuming would ask for it again); other failed requests are fetched with --resume.
+ */
+function partialMessage(manifest: Manifest, dir: string): string {
+  const unknown = manifest.failed_requests.filter(
+    (failure) =>
+      failure.kind === 'project_summary' &&
+      failure.status === 404 &&
+      failure.project !== undefined &&
+      manifest.options.projects.includes(failure.project),
+  );
+  const others = manifest.failed_requests.length - unknown.length;
+  const parts: string[] = [];
+  if (unknown.length > 0) {
+    const names = unknown.map((failure) => JSON.stringify(failure.project)).join(', ');
+    parts.push(
+      `--project ${names}: not found (404) in ${manifest.org}/${manifest.workspace}, so the snapshot is ` +
+        'marked partial; everything else was fetched. Check the project slug or id and take the snapshot again.',
+    );
+  }
+  if (others > 0) {
+    parts.push(
+      `${others} request(s) failed after retries; the snapshot is marked partial ` +
+        `(see failed_requests in manifest.json) but usable. Fetch what is missing with: ` +
+        `airt-report snapshot --resume ${dir}`,
+    );
+  }
+  return parts.join(' ');
+}
