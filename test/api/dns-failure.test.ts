@@ -1,10 +1,15 @@
 /**
- * A host name that does not resolve. `.invalid` is reserved (RFC 2606/6761): it never exists, so the
- * resolver answers "no such name" (ENOTFOUND) and nothing is ever connected to. That answer is
- * permanent: one attempt and one clear message, not six attempts with backoff. A resolver that did
- * not answer for now (EAI_AGAIN) is asked at most three times in all.
+ * A host name that does not resolve. `.invalid` is reserved (RFC 2606/6761): it never exists. The
+ * resolver's "no such name" (ENOTFOUND) is permanent: one attempt and one clear message, not six
+ * attempts with backoff. A resolver that did not answer for now (EAI_AGAIN) is asked at most three
+ * times in all.
+ *
+ * Tests send nothing beyond loopback, and a real lookup would ask the machine's name server: so
+ * `dns.lookup` (what undici's connections resolve through) is replaced for this file by one that
+ * answers ENOTFOUND exactly as getaddrinfo does, and counts how often it was asked.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import dns from 'node:dns';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { fetch as undiciFetch } from 'undici';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import { NetworkError } from '../../src/api/errors.js';
@@ -18,6 +23,27 @@ const NOWHERE = 'http://airt-report-test.invalid:8080';
 const FINDING = '00000000-0000-4000-8000-00000000f001';
 
 let client: ApiClient | undefined;
+const realLookup = dns.lookup;
+let lookups = 0;
+
+beforeAll(() => {
+  const fakeLookup = (hostname: string, ...rest: unknown[]): void => {
+    lookups += 1;
+    const callback = rest.at(-1) as (error: NodeJS.ErrnoException) => void;
+    const error = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), {
+      code: 'ENOTFOUND',
+      errno: -3008,
+      syscall: 'getaddrinfo',
+      hostname,
+    });
+    process.nextTick(callback, error);
+  };
+  dns.lookup = fakeLookup as unknown as typeof dns.lookup;
+});
+
+afterAll(() => {
+  dns.lookup = realLookup;
+});
 
 afterEach(async () => {
   await client?.close();
@@ -51,7 +77,9 @@ async function caught(promise: Promise<unknown>): Promise<Error> {
 describe('a host name that does not exist (ENOTFOUND)', () => {
   it('fails a GET after 1 attempt, naming the host', async () => {
     const waits: number[] = [];
+    const before = lookups;
     const error = await caught(makeClient(waits).getConfig());
+    expect(lookups - before).toBe(1);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).code).toBe('ENOTFOUND');
     expect((error as NetworkError).attempts).toBe(1);
