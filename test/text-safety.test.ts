@@ -91,6 +91,9 @@ describe('text safety across outputs', () => {
         steps: [{ name: 'load', status: 'failed', duration_ms: 1, error: HOSTILE, detail: null }],
         gates: [{ gate: HOSTILE, project: HOSTILE, status_text: HOSTILE, trips: true, value: null }],
         warnings: [HOSTILE],
+        failed_steps: ['load'],
+        failed_requests: [{ method: 'GET', path: HOSTILE, status: null, attempts: 1, error: HOSTILE }],
+        baseline: { advanced: false, snapshot_id: HOSTILE, reason: HOSTILE },
       } as never,
       null,
     );
