@@ -103,7 +103,13 @@ function formatTable(result: QueryResult, options: FormatOptions): string {
       : truncate(neutralizeControls(cellText(v)).replace(/\n/g, '\\n').replace(/\t/g, '\\t'), max);
   const header = result.columns.map((c) => show(c.name));
   const cells = result.rows.map((row) => row.map(show));
-  const widths = header.map((h, i) => Math.max([...h].length, ...cells.map((r) => [...(r[i] ?? '')].length)));
+  // A loop, not Math.max(...column): spreading 150,000 cells as arguments overflows the call stack.
+  const widths = header.map((h) => [...h].length);
+  for (const row of cells) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, [...cell].length);
+    });
+  }
   const pad = (text: string, i: number): string => text + ' '.repeat((widths[i] ?? 0) - [...text].length);
   const line = (row: string[]): string => row.map(pad).join('  ').trimEnd();
   const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];

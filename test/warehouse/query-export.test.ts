@@ -226,3 +226,21 @@ describe('query and export', () => {
     expect(bad.err).toMatch(/no manifest\.json/);
   });
 });
+
+describe('query output over many rows', () => {
+  it('table format lays out 150,000 rows (the column widths no longer overflow the call stack)', async () => {
+    const { formatResult } = await import('../../src/warehouse/output-format.js');
+    const count = 150_000;
+    const result = {
+      columns: [
+        { name: 'n', type: 'BIGINT', json: false },
+        { name: 's', type: 'VARCHAR', json: false },
+      ],
+      rows: Array.from({ length: count }, (_, i) => [i, `row ${i}`]),
+    };
+    const lines = formatResult(result, 'table').trimEnd().split('\n');
+    expect(lines).toHaveLength(count + 3);
+    expect(lines.at(-1)).toBe(`(${count} rows)`);
+    expect(lines[2]).toBe('0       row 0');
+  });
+});
