@@ -96,6 +96,12 @@ const MIGRATIONS: readonly Migration[] = [
       'DROP TABLE message_parts',
     ],
   },
+  {
+    version: 4,
+    description:
+      'the metrics layer: metric_* views (and latest_metric_*) define every figure once; tables unchanged, views recreated',
+    statements: () => [],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 1;
