@@ -188,6 +188,7 @@ SELECT b.snapshot_id, s.org, s.workspace, b.project_id, b.project_key, b.key AS 
        CASE WHEN count(*) = count(b.successful_attacks) AND count(*) = count(b.total_attacks) AND sum(b.total_attacks) > 0
             THEN sum(b.successful_attacks) / sum(b.total_attacks) END AS asr,
        max(b.best_score) AS best_score,
+       sum(b.avg_best_score * b.total_attacks) / nullif(sum(b.total_attacks) FILTER (WHERE b.avg_best_score IS NOT NULL), 0) AS avg_best_score,
        CASE WHEN count(*) = count(b.total_trials) AND sum(b.total_trials) >= ${MIN_TRIALS_FOR_EVIDENCE}
                  AND count(*) = count(b.successful_attacks) AND count(*) = count(b.total_attacks) AND sum(b.total_attacks) > 0
             THEN 'measured' ELSE 'insufficient_evidence' END AS evidence,
