@@ -93,7 +93,10 @@ const WHERE = 'snapshot_id = $1 AND project_key = $2';
 const params = (scope: FigureScope): string[] => [scope.snapshotId, scope.projectKey];
 
 /** Every project figure of one project in one snapshot. */
-export async function readProjectFigures(conn: DuckDBConnection, scope: FigureScope): Promise<ProjectFigures> {
+export async function readProjectFigures(
+  conn: DuckDBConnection,
+  scope: FigureScope,
+): Promise<ProjectFigures> {
   const found = await rows(
     conn,
     `SELECT figure, value, numerator, denominator, service_value, excluded_assessments
@@ -336,7 +339,10 @@ export interface ConsistencyCheck {
 }
 
 /** Every service total beside its recomputation, by check name. */
-export async function readConsistency(conn: DuckDBConnection, scope: FigureScope): Promise<ConsistencyCheck[]> {
+export async function readConsistency(
+  conn: DuckDBConnection,
+  scope: FigureScope,
+): Promise<ConsistencyCheck[]> {
   const found = await rows(
     conn,
     `SELECT check_name, service_value, recomputed_value, status, detail FROM metric_consistency

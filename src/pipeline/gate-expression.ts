@@ -48,7 +48,8 @@ export const GATE_METRIC_CATALOG: readonly { syntax: string; meaning: string }[]
   { syntax: 'framework.<framework>.coverage_pct', meaning: 'compliance coverage of a framework, 0-100' },
   {
     syntax: 'category.<goal_category>.asr',
-    meaning: 'ASR of a goal category pooled over assessments (successful / all attacks), 0-1; the report shows the same',
+    meaning:
+      'ASR of a goal category pooled over assessments (successful / all attacks), 0-1; the report shows the same',
   },
 ];
 

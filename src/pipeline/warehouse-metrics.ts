@@ -107,7 +107,10 @@ export function warehouseMetricProvider(conn: DuckDBConnection): GateMetricProvi
                 change: 'open',
               },
             })),
-            exclusions: await sliceExclusions(conn, scope.snapshotId, project, ['attack_runs', 'severity_breakdown']),
+            exclusions: await sliceExclusions(conn, scope.snapshotId, project, [
+              'attack_runs',
+              'severity_breakdown',
+            ]),
             note: null,
           };
         }
@@ -251,7 +254,10 @@ async function minEvaluationPassRate(
   params: SqlValue[],
   project: ProjectRef,
 ): Promise<MetricMeasurement> {
-  const rates = await readEvaluationPassRates(conn, { snapshotId: String(params[0]), projectKey: project.key });
+  const rates = await readEvaluationPassRates(conn, {
+    snapshotId: String(params[0]),
+    projectKey: project.key,
+  });
   const evidence = rates
     .filter((rate) => rate.value !== null)
     .map((rate) => ({
@@ -285,15 +291,30 @@ async function frameworkMetric(
     },
   });
   if (categories.length === 0)
-    return { value: null, aggregate: 'value', rows: [], exclusions, note: `no compliance data for ${framework}` };
+    return {
+      value: null,
+      aggregate: 'value',
+      rows: [],
+      exclusions,
+      note: `no compliance data for ${framework}`,
+    };
   if (kind === 'framework_failing_categories') {
     const failing = categories.filter((c) => c.state === 'failing');
-    return { value: failing.length, aggregate: 'count', rows: failing.map(categoryRow), exclusions, note: null };
+    return {
+      value: failing.length,
+      aggregate: 'count',
+      rows: failing.map(categoryRow),
+      exclusions,
+      note: null,
+    };
   }
   const coverage = (await readFrameworkCoverage(conn, scope)).find((c) => c.framework === framework);
   const untested = categories.filter((c) => c.state === 'not_tested');
   return {
-    value: coverage?.coverage === null || coverage === undefined ? null : Math.round(coverage.coverage * 1e6) / 1e4,
+    value:
+      coverage?.coverage === null || coverage === undefined
+        ? null
+        : Math.round(coverage.coverage * 1e6) / 1e4,
     aggregate: 'value',
     rows: untested.map(categoryRow),
     exclusions,

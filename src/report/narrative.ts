@@ -110,7 +110,11 @@ function findingsSentence(model: Omit<ExecutiveModel, 'summary'>): Sentence {
       : `${countOf(critical, 'critical finding', 'critical findings')} and ` +
         countOf(high, 'high-severity finding', 'high-severity findings');
   const inAll = total === null ? '' : ` (${countOf(total, 'finding', 'findings')} in all)`;
-  return [text(`Counting findings by current severity (false positives left out), there are ${counted}${inAll}${table}.`)];
+  return [
+    text(
+      `Counting findings by current severity (false positives left out), there are ${counted}${inAll}${table}.`,
+    ),
+  ];
 }
 
 /** Sentences for an executive report (everything but `summary` must be filled in). */

@@ -5,10 +5,11 @@
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { reportDataAsOf, type ReportModel } from './model.js';
+import { renderReportJson } from './json-report.js';
 import { printPdf, resolveChromiumPath } from './pdf.js';
 import { chartPath, renderHtml, renderMarkdown, type RenderOptions } from './render.js';
 
-export const REPORT_FORMATS = ['md', 'html', 'pdf'] as const;
+export const REPORT_FORMATS = ['md', 'html', 'pdf', 'json'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 export interface WriteReportOptions extends RenderOptions {
@@ -66,6 +67,10 @@ export async function writeFileAtomic(file: string, content: string | Uint8Array
 /** Renders a model in the requested format and writes it (with chart files for Markdown). */
 export async function writeReport(model: ReportModel, options: WriteReportOptions): Promise<WrittenReport> {
   const report = await reportFile(options.out, options.format);
+  if (options.format === 'json') {
+    await writeFileAtomic(report, renderReportJson(model));
+    return { report, files: [report], redactedCount: 0 };
+  }
   if (options.format === 'md') {
     const rendered = await renderMarkdown(model, options);
     const directory = path.dirname(report);

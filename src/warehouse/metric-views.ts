@@ -39,7 +39,9 @@ const severityOf = (score: string): string => `CASE WHEN ${score} >= 0.9 THEN 'c
   WHEN ${score} >= 0.7 THEN 'high' WHEN ${score} >= 0.5 THEN 'medium' WHEN ${score} >= 0.3 THEN 'low' ELSE 'info' END`;
 
 /** Worse is higher: critical 5 … info 1, 0 for anything else. */
-const severityRank = (severity: string): string => `CASE lower(${severity}) WHEN 'critical' THEN 5 WHEN 'high' THEN 4
+const severityRank = (
+  severity: string,
+): string => `CASE lower(${severity}) WHEN 'critical' THEN 5 WHEN 'high' THEN 4
   WHEN 'medium' THEN 3 WHEN 'low' THEN 2 WHEN 'info' THEN 1 ELSE 0 END`;
 
 /** Risk base of a severity rank (TAXONOMY: critical 10, high 8, medium 5, low 3, info 1, none 0). */
@@ -209,7 +211,9 @@ WHERE t.transform <> 'baseline'`;
 
 /** Taxonomy categories per framework: the coverage denominator includes untested categories. */
 function taxonomyValues(): string {
-  const rows = FRAMEWORKS.flatMap((f) => f.categories.map((c) => `(${quoteLiteral(f.key)}, ${quoteLiteral(c.tag)})`));
+  const rows = FRAMEWORKS.flatMap((f) =>
+    f.categories.map((c) => `(${quoteLiteral(f.key)}, ${quoteLiteral(c.tag)})`),
+  );
   return `SELECT * FROM (VALUES ${rows.join(', ')}) v(framework, tag)`;
 }
 
@@ -353,7 +357,10 @@ function consistencyView(): string {
   };
   const figureChecks = Object.entries(checkNames)
     .map(
-      ([figure, check]) => `SELECT snapshot_id, org, workspace, project_id, project_key, '${check}' AS check_name,
+      ([
+        figure,
+        check,
+      ]) => `SELECT snapshot_id, org, workspace, project_id, project_key, '${check}' AS check_name,
          service_value, CASE WHEN len(excluded_assessments) = 0 THEN value END AS recomputed_value,
          ${tolerance[figure] ?? 0} AS tolerance, NULL::VARCHAR AS detail, excluded_assessments
        FROM metric_project_figures WHERE figure = '${figure}'`,

@@ -63,7 +63,8 @@ async function excludedText(
   const what = [...new Set(found.map((row) => String(row.what)))]
     .filter((key) => consumers.includes(key))
     .sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b));
-  if (what.length === 0) return 'its flagged values (not used by any figure of this report; kept for audit only)';
+  if (what.length === 0)
+    return 'its flagged values (not used by any figure of this report; kept for audit only)';
   return `this assessment, left out of: ${what.map((key) => FIGURE_WORDS[key] ?? key).join('; ')}`;
 }
 

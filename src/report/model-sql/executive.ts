@@ -257,7 +257,12 @@ export async function executiveSections(
         totalAttacks: row.denominator,
         totalTrials: row.trials,
       })),
-      excludes: await namedExclusion(conn, scope, 'asr_by_category', await sliceIds(conn, scope, 'asr_by_category')),
+      excludes: await namedExclusion(
+        conn,
+        scope,
+        'asr_by_category',
+        await sliceIds(conn, scope, 'asr_by_category'),
+      ),
     },
     attackEffectiveness: attacks.map((row) => ({
       attack: row.key,
