@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call -- raw snapshot JSON is read untyped on purpose (the independent recomputation) */
 /**
  * The metrics layer on a fixture with an analytics warning on each slice kind and a service posture
  * that disagrees with the matrix: every output (Markdown, HTML and JSON reports, gates, diff, named
