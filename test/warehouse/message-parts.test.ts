@@ -181,7 +181,7 @@ describe('message parts', () => {
       await loadSnapshots(db, [FIXTURES.first]);
       await run(db, downgradeStatements(version));
       await loadSnapshots(db, [FIXTURES.second]);
-      expect(await rows(db, 'SELECT max(version) AS v FROM schema_version')).toEqual([{ v: 3 }]);
+      expect(await rows(db, 'SELECT max(version) AS v FROM schema_version')).toEqual([{ v: 4 }]);
       const expected = (await Promise.all([FIXTURES.first, FIXTURES.second].map(partsInFiles))).flat().sort();
       expect(await partsInDb(db)).toEqual(expected);
       expect(await rows(db, DUPLICATED)).toEqual([{ n: 0 }]);
