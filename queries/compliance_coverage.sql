@@ -1,36 +1,25 @@
--- answers: Compliance coverage by framework and project (latest snapshots): how many categories of each
---   framework were tested in any assessment of the project.
--- columns: org, workspace, project_key (keys are unique only inside a workspace), framework, total_categories, tested_categories, coverage_pct (0-100),
---   failing_categories (tested with ASR > 0), legacy_categories (cells in the older format, whose
---   attacks_used/total_trials are unknown), excluded_assessments.
+-- answers: Compliance coverage by framework and project (latest snapshots), from the metrics layer
+--   (view metric_framework_coverage, the figures the reports and gates show).
+-- columns: org, workspace, project_key, framework, total_categories, tested_categories,
+--   coverage_pct (0-100), failing_categories, insufficient_evidence_categories, passing_categories,
+--   not_tested_categories, service_coverage_pct (compliance_posture, as sent),
+--   posture_disagreements (where the service's posture disagrees with the matrix), excluded_assessments.
 -- exclusions: compliance_matrix slices named by analytics_warnings are left out (counted in
---   excluded_assessments); legacy cells count as tested/untested by their `tested` flag only.
-WITH cells AS (
-  SELECT m.snapshot_id, s.org, s.workspace, m.project_id, m.project_key, m.framework, m.tag,
-         bool_or(tested) AS tested,
-         max(asr) FILTER (WHERE tested) AS max_asr,
-         bool_or(legacy) AS legacy
-  FROM latest_compliance_matrix m JOIN snapshots s ON s.snapshot_id = m.snapshot_id
-  GROUP BY ALL
-),
-excluded AS (
-  SELECT snapshot_id, project_id, count(DISTINCT assessment_id) AS n
-  FROM latest_analytics_warnings
-  WHERE slice = 'compliance_matrix'
-  GROUP BY snapshot_id, project_id
-)
+--   excluded_assessments); an untested category is never passing.
 SELECT
-  c.org,
-  c.workspace,
-  c.project_key,
-  c.framework,
-  count(*) AS total_categories,
-  count(*) FILTER (WHERE c.tested) AS tested_categories,
-  round(100.0 * count(*) FILTER (WHERE c.tested) / count(*), 2) AS coverage_pct,
-  count(*) FILTER (WHERE c.tested AND c.max_asr > 0) AS failing_categories,
-  count(*) FILTER (WHERE c.legacy) AS legacy_categories,
-  coalesce(any_value(e.n), 0) AS excluded_assessments
-FROM cells c
-LEFT JOIN excluded e ON e.snapshot_id = c.snapshot_id AND e.project_id IS NOT DISTINCT FROM c.project_id
-GROUP BY c.org, c.workspace, c.project_key, c.framework
-ORDER BY c.org, c.workspace, c.project_key, c.framework;
+  org,
+  workspace,
+  project_key,
+  framework,
+  total_categories,
+  tested_categories,
+  round(100.0 * coverage, 2) AS coverage_pct,
+  failing AS failing_categories,
+  insufficient_evidence AS insufficient_evidence_categories,
+  passing AS passing_categories,
+  not_tested AS not_tested_categories,
+  service_coverage_pct,
+  disagreements AS posture_disagreements,
+  len(excluded_assessments) AS excluded_assessments
+FROM latest_metric_framework_coverage
+ORDER BY org, workspace, project_key, framework;

@@ -9,6 +9,12 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { severityFromScore } from '../severity.js';
 import type { FindingRecord } from './finding-lifecycle.js';
+import {
+  readAsrBy,
+  readEvaluationPassRates,
+  readFrameworkCoverage,
+  readProjectFigures,
+} from '../metrics/read-figures.js';
 import type { ProjectMetrics } from './metric-deltas.js';
 
 export interface SnapshotInfo {
@@ -209,75 +215,36 @@ export async function readFindingRecords(
   return { findings, excluded };
 }
 
-/** Per framework: categories tested and total, from the assessments' compliance matrices. */
-async function frameworkCoverage(
-  conn: DuckDBConnection,
-  snapshotId: string,
-  project: ProjectRef,
-): Promise<Record<string, number | null>> {
-  const rows = await queryRows(
-    conn,
-    `SELECT framework, count(DISTINCT tag) FILTER (WHERE tested) AS tested, count(DISTINCT tag) AS total
-     FROM compliance_matrix WHERE snapshot_id = $1 AND ${PROJECT_MATCH}
-     GROUP BY framework ORDER BY framework`,
-    projectParams(snapshotId, project),
-  );
-  const coverage: Record<string, number | null> = {};
-  for (const row of rows) {
-    const tested = num(row.tested) ?? 0;
-    const total = num(row.total) ?? 0;
-    coverage[String(row.framework)] = total === 0 ? null : Math.round((tested / total) * 1e6) / 1e4;
-  }
-  return coverage;
-}
-
-/** The metrics the diff compares, for one project in one snapshot. */
+/** The metrics the diff compares, for one project in one snapshot: all from the metrics layer. */
 export async function readProjectMetrics(
   conn: DuckDBConnection,
   snapshotId: string,
   project: ProjectRef,
 ): Promise<ProjectMetrics> {
-  const params = projectParams(snapshotId, project);
-  const summary = (
-    await queryRows(
-      conn,
-      `SELECT overall_asr, overall_risk_score FROM executive_summary WHERE snapshot_id = $1 AND ${PROJECT_MATCH}
-       ORDER BY project_key LIMIT 1`,
-      params,
-    )
-  )[0];
-  // Pooled ASR per category: successful attacks over attacks across assessments. A category where any
-  // entry lacks a count is unknown, not a ratio over the entries that happen to have one.
-  const categories = await queryRows(
-    conn,
-    `SELECT key,
-            CASE WHEN count(*) = count(successful_attacks) AND count(*) = count(total_attacks)
-                      AND sum(total_attacks) > 0
-                 THEN sum(successful_attacks)::DOUBLE / sum(total_attacks) END AS asr
-     FROM asr_breakdown WHERE snapshot_id = $1 AND ${PROJECT_MATCH} AND dimension = 'category'
-     GROUP BY key ORDER BY key`,
-    params,
-  );
-  const jobs = await queryRows(
-    conn,
-    `SELECT evaluation_id, name, analytics_pass_rate FROM evaluation_jobs
-     WHERE snapshot_id = $1 AND ${PROJECT_MATCH} ORDER BY name, evaluation_id`,
-    params,
-  );
+  const scope = { snapshotId, projectKey: project.key };
+  const figures = await readProjectFigures(conn, scope);
+  const categories = await readAsrBy(conn, scope, 'category');
+  const coverage = await readFrameworkCoverage(conn, scope);
+  const jobs = await readEvaluationPassRates(conn, scope);
   const names = new Map<string, number>();
   for (const job of jobs) names.set(String(job.name), (names.get(String(job.name)) ?? 0) + 1);
   const passRates: Record<string, number | null> = {};
   for (const job of jobs) {
     const name = String(job.name);
     // Jobs are keyed by name so a re-run job compares with its predecessor; twins get their id.
-    const key = (names.get(name) ?? 0) > 1 ? `${name} (${String(job.evaluation_id).slice(0, 8)})` : name;
-    passRates[key] = num(job.analytics_pass_rate);
+    const key = (names.get(name) ?? 0) > 1 ? `${name} (${job.evaluationId.slice(0, 8)})` : name;
+    passRates[key] = job.value;
   }
   return {
-    overall_asr: num(summary?.overall_asr),
-    risk_score: num(summary?.overall_risk_score),
-    asr_by_category: Object.fromEntries(categories.map((row) => [String(row.key), num(row.asr)])),
-    coverage_by_framework: await frameworkCoverage(conn, snapshotId, project),
+    overall_asr: figures.overall_asr.value,
+    risk_score: figures.risk_score.value,
+    asr_by_category: Object.fromEntries(categories.map((row) => [row.key, row.value])),
+    coverage_by_framework: Object.fromEntries(
+      coverage.map((row) => [
+        row.framework,
+        row.coverage === null ? null : Math.round(row.coverage * 1e6) / 1e4,
+      ]),
+    ),
     evaluation_pass_rates: passRates,
   };
 }

@@ -4,6 +4,7 @@
  * person whose build it breaks — and strict: an unknown metric or a malformed expression is an error
  * at config-load time, never a gate that silently passes.
  */
+import { nearestKey } from '../nearest-name.js';
 
 export const GATE_OPERATORS = ['<=', '>=', '==', '!=', '<', '>'] as const;
 export type GateOperator = (typeof GATE_OPERATORS)[number];
@@ -47,7 +48,8 @@ export const GATE_METRIC_CATALOG: readonly { syntax: string; meaning: string }[]
   { syntax: 'framework.<framework>.coverage_pct', meaning: 'compliance coverage of a framework, 0-100' },
   {
     syntax: 'category.<goal_category>.asr',
-    meaning: 'highest ASR of a goal category across assessments, 0-1',
+    meaning:
+      'ASR of a goal category pooled over assessments (successful / all attacks), 0-1; the report shows the same',
   },
 ];
 
@@ -123,9 +125,28 @@ export function parseGateMetric(text: string): GateMetric {
       if (scope === 'category' && field === 'asr') return { kind: 'category_asr', category: parameter };
     }
   }
+  const suggestion = nearestKey(text, GATE_METRIC_NAMES) ?? nearestPattern(text);
   throw new GateSyntaxError(
-    `unknown gate metric ${JSON.stringify(text)}; known metrics: ${GATE_METRIC_CATALOG.map((m) => m.syntax).join(', ')}`,
+    `unknown gate metric ${JSON.stringify(text)}${suggestion ? ` (did you mean ${suggestion}?)` : ''}; known metrics: ${GATE_METRIC_CATALOG.map((m) => m.syntax).join(', ')}`,
   );
+}
+
+/** Metric names without a parameter, for did-you-mean. */
+const GATE_METRIC_NAMES = GATE_METRIC_CATALOG.map((m) => m.syntax).filter((name) => !name.includes('<'));
+
+/** `category.x.asrr` → `category.x.asr`: the nearest field of a parameterized metric, parameter kept. */
+function nearestPattern(text: string): string | undefined {
+  const parts = text.split('.');
+  if (parts.length !== 3) return undefined;
+  const [scope = '', parameter = '', field = ''] = parts;
+  const fields: Record<string, string[]> = {
+    framework: ['failing_categories', 'coverage_pct'],
+    category: ['asr'],
+  };
+  const nearScope = nearestKey(scope, Object.keys(fields));
+  if (nearScope === undefined) return undefined;
+  const nearField = nearestKey(field, fields[nearScope] ?? []);
+  return nearField === undefined ? undefined : `${nearScope}.${parameter}.${nearField}`;
 }
 
 /** The metric's spelling in expressions (inverse of parseGateMetric). */

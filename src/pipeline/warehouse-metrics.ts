@@ -1,39 +1,42 @@
 /**
- * The gates' metrics, measured in the warehouse. Each metric returns its value, the exact rows behind
- * it, and the analytics-warning exclusions that shaped it:
+ * The gates' metrics, read from the metrics layer (src/metrics/read-figures.ts), so a gate and the
+ * report show the same value for the same snapshot. Each metric returns its value, the exact rows
+ * behind it, and the analytics-warning exclusions that shaped it:
  *
  * | metric                              | value                                  | rows                    |
  * |-------------------------------------|----------------------------------------|-------------------------|
  * | new_/regressed_/open_critical_…     | count (diff against previous snapshot) | the findings            |
- * | overall_asr, risk_score             | the service's project figure           | the assessments         |
- * | category.<c>.asr                    | max over assessments (asr_by_category) | each assessment's entry |
+ * | overall_asr, risk_score             | recomputed (metric_project_figures)    | the assessments         |
+ * | open_critical_findings              | open critical findings (metric_findings)| the findings           |
+ * | category.<c>.asr                    | pooled ASR (metric_category_asr)       | the category            |
  * | min_trials_per_category             | min over categories of summed trials   | each category           |
  * | min_evaluation_pass_rate            | min over the project's evaluation jobs | each job with a rate    |
  * | framework.<f>.failing_categories    | categories failing in compliance_matrix| the failing categories  |
  * | framework.<f>.coverage_pct          | tested / all categories × 100          | the untested categories |
  *
- * Compliance states come from the compliance report's own classifier, so a gate and the report never
- * disagree on whether a category fails.
+ * Compliance states come from metric_compliance_categories, as in the compliance report.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { projectLifecycle } from '../diff/snapshot-diff.js';
 import { isOpen, type FindingLifecycle, type FindingRecord } from '../diff/finding-lifecycle.js';
 import {
-  PROJECT_MATCH,
   findProject,
   projectParams,
-  queryRows,
-  readFindingRecords,
   sliceExclusions,
   type ProjectRef,
   type SliceExclusion,
   type SqlValue,
 } from '../diff/warehouse-source.js';
 import {
-  DEFAULT_MIN_TRIALS_FOR_EVIDENCE,
-  classifyCategory,
-  type ComplianceCell,
-} from '../report/compliance-state.js';
+  MIN_TRIALS_FOR_EVIDENCE,
+  readAsrBy,
+  readComplianceCategories,
+  readEvaluationPassRates,
+  readFrameworkCoverage,
+  readOpenFindings,
+  readProjectFigures,
+  readTrend,
+} from '../metrics/read-figures.js';
 import type { GateMetric } from './gate-expression.js';
 import type { EvidenceRow, GateMetricProvider, GateScope, MetricMeasurement } from './gates.js';
 
@@ -84,13 +87,30 @@ export function warehouseMetricProvider(conn: DuckDBConnection): GateMetricProvi
           };
         }
         case 'open_critical_findings': {
-          const { findings, excluded } = await readFindingRecords(conn, scope.snapshotId, project);
-          const open = findings.filter((f) => isOpen(f) && f.severity === 'critical');
+          const open = await readOpenFindings(
+            conn,
+            { snapshotId: scope.snapshotId, projectKey: project.key },
+            'critical',
+          );
           return {
-            value: open.length,
+            value: open.rows.length,
             aggregate: 'count',
-            rows: open.map((f) => findingRow(f, 'open')),
-            exclusions: excluded,
+            rows: open.rows.map((row) => ({
+              label: `${String(row.attack_name)} / ${typeof row.goal_category === 'string' ? row.goal_category : 'no category'}`,
+              value: typeof row.best_score === 'number' ? row.best_score : null,
+              fields: {
+                attack_run_id: typeof row.attack_run_id === 'string' ? row.attack_run_id : null,
+                assessment: String(row.assessment_name ?? row.assessment_id),
+                severity: 'critical',
+                score: typeof row.best_score === 'number' ? row.best_score : null,
+                triage: typeof row.finding_status === 'string' ? row.finding_status : null,
+                change: 'open',
+              },
+            })),
+            exclusions: await sliceExclusions(conn, scope.snapshotId, project, [
+              'attack_runs',
+              'severity_breakdown',
+            ]),
             note: null,
           };
         }
@@ -102,7 +122,7 @@ export function warehouseMetricProvider(conn: DuckDBConnection): GateMetricProvi
         case 'min_trials_per_category':
           return minTrialsPerCategory(conn, params, project);
         case 'min_evaluation_pass_rate':
-          return minEvaluationPassRate(conn, params);
+          return minEvaluationPassRate(conn, params, project);
         case 'framework_failing_categories':
         case 'framework_coverage_pct':
           return frameworkMetric(conn, params, project, metric.kind, metric.framework);
@@ -152,39 +172,26 @@ async function projectFigure(
   project: ProjectRef,
   kind: 'overall_asr' | 'risk_score',
 ): Promise<MetricMeasurement> {
-  const column = kind === 'overall_asr' ? 'overall_asr' : 'overall_risk_score';
-  const summary = await queryRows(
-    conn,
-    `SELECT ${column} AS value FROM executive_summary WHERE snapshot_id = $1 AND ${PROJECT_MATCH} ORDER BY project_key LIMIT 1`,
-    params,
-  );
-  const assessments = await queryRows(
-    conn,
-    `SELECT assessment_id, name, status, overall_asr, total_attacks FROM assessments
-     WHERE snapshot_id = $1 AND ${PROJECT_MATCH} ORDER BY created_at, assessment_id`,
-    params,
-  );
-  // The value is the service's own project figure, which we cannot recompute without the slices an
-  // analytics warning flags; say so rather than claim those assessments were excluded.
-  const flagged = await sliceExclusions(conn, String(params[0]), project, ['overall_asr', 'execution_stats']);
-  const ids = new Set(flagged.map((f) => f.assessment_id));
+  const scope = { snapshotId: String(params[0]), projectKey: project.key };
+  const figure = (await readProjectFigures(conn, scope))[kind];
+  const trend = await readTrend(conn, scope);
   return {
-    value: number(summary[0]?.value),
+    value: figure.value,
     aggregate: 'value',
-    rows: assessments.map((row) => ({
-      label: String(row.name ?? row.assessment_id),
-      value: number(row.overall_asr),
+    rows: trend.map((point) => ({
+      label: point.assessmentName ?? point.assessmentId,
+      value: kind === 'overall_asr' ? point.asr : point.riskScore,
       fields: {
-        assessment_id: String(row.assessment_id),
-        status: text(row.status),
-        total_attacks: number(row.total_attacks),
+        assessment_id: point.assessmentId,
+        successful_attacks: point.numerator,
+        attacks: point.denominator,
       },
     })),
-    exclusions: [],
+    exclusions: await sliceExclusions(conn, scope.snapshotId, project, ['overall_asr', 'attack_runs']),
     note:
-      ids.size > 0
-        ? `the service's project figure; ${ids.size} assessment(s) have an erroneous overall_asr/execution_stats slice it may include`
-        : "the service's project figure",
+      figure.numerator !== undefined && figure.denominator !== undefined
+        ? `recomputed: ${figure.numerator} of ${figure.denominator} attacks succeeded`
+        : null,
   };
 }
 
@@ -194,32 +201,30 @@ async function categoryAsr(
   project: ProjectRef,
   category: string,
 ): Promise<MetricMeasurement> {
-  const rows = await queryRows(
-    conn,
-    `SELECT b.assessment_id, a.name, b.asr, b.successful_attacks, b.total_attacks, b.total_trials
-     FROM asr_breakdown b
-     LEFT JOIN assessments a ON a.snapshot_id = b.snapshot_id AND a.assessment_id = b.assessment_id
-     WHERE b.snapshot_id = $1 AND (b.project_key = $2 OR ($3::VARCHAR IS NOT NULL AND b.project_id = $3))
-       AND b.dimension = 'category' AND b.key = $4
-     ORDER BY b.asr DESC NULLS LAST, b.assessment_id`,
-    [...params, category],
-  );
-  const evidence = rows.map((row) => ({
-    label: String(row.name ?? row.assessment_id),
-    value: number(row.asr),
-    fields: {
-      assessment_id: String(row.assessment_id),
-      successful_attacks: number(row.successful_attacks),
-      total_attacks: number(row.total_attacks),
-      total_trials: number(row.total_trials),
-    },
-  }));
+  const scope = { snapshotId: String(params[0]), projectKey: project.key };
+  const row = (await readAsrBy(conn, scope, 'category')).find((entry) => entry.key === category);
+  const exclusions = await sliceExclusions(conn, scope.snapshotId, project, ['asr_by_category']);
+  if (!row) return { value: null, aggregate: 'value', rows: [], exclusions, note: `no ASR for ${category}` };
   return {
-    value: extreme(evidence, 'max'),
-    aggregate: 'max',
-    rows: evidence,
-    exclusions: await sliceExclusions(conn, String(params[0]), project, ['asr_by_category']),
-    note: null,
+    value: row.value,
+    aggregate: 'value',
+    rows: [
+      {
+        label: row.key,
+        value: row.value,
+        fields: {
+          successful_attacks: row.numerator,
+          total_attacks: row.denominator,
+          total_trials: row.trials,
+          evidence: row.evidence,
+        },
+      },
+    ],
+    exclusions,
+    note:
+      row.evidence === 'insufficient_evidence'
+        ? `pooled over assessments; insufficient evidence (fewer than ${MIN_TRIALS_FOR_EVIDENCE} trials or a count unknown)`
+        : 'pooled over assessments (successful attacks / attacks)',
   };
 }
 
@@ -228,43 +233,39 @@ async function minTrialsPerCategory(
   params: SqlValue[],
   project: ProjectRef,
 ): Promise<MetricMeasurement> {
-  const rows = await queryRows(
-    conn,
-    `SELECT key, CASE WHEN count(*) = count(total_trials) THEN sum(total_trials) END AS trials,
-            count(DISTINCT assessment_id) AS assessments
-     FROM asr_breakdown WHERE snapshot_id = $1 AND ${PROJECT_MATCH} AND dimension = 'category'
-     GROUP BY key ORDER BY trials NULLS FIRST, key`,
-    params,
-  );
-  const evidence = rows.map((row) => ({
-    label: String(row.key),
-    value: number(row.trials),
-    fields: { category: String(row.key), assessments: number(row.assessments) },
-  }));
+  const scope = { snapshotId: String(params[0]), projectKey: project.key };
+  const rows = await readAsrBy(conn, scope, 'category');
+  const evidence = rows
+    .map((row) => ({ label: row.key, value: row.trials, fields: { category: row.key } }))
+    .sort((a, b) => (a.value ?? -1) - (b.value ?? -1) || (a.label < b.label ? -1 : 1));
   return {
     value: extreme(evidence, 'min'),
     aggregate: 'min',
     rows: evidence,
-    exclusions: await sliceExclusions(conn, String(params[0]), project, ['asr_by_category']),
+    exclusions: await sliceExclusions(conn, scope.snapshotId, project, ['asr_by_category']),
     note: evidence.some((row) => row.value === null)
       ? 'categories with an unknown trial count are not counted'
       : null,
   };
 }
 
-async function minEvaluationPassRate(conn: DuckDBConnection, params: SqlValue[]): Promise<MetricMeasurement> {
-  const rows = await queryRows(
-    conn,
-    `SELECT evaluation_id, name, job_status, analytics_pass_rate AS pass_rate FROM evaluation_jobs
-     WHERE snapshot_id = $1 AND ${PROJECT_MATCH} AND analytics_pass_rate IS NOT NULL
-     ORDER BY analytics_pass_rate, name, evaluation_id`,
-    params,
-  );
-  const evidence = rows.map((row) => ({
-    label: String(row.name),
-    value: number(row.pass_rate),
-    fields: { evaluation_id: String(row.evaluation_id), status: text(row.job_status) },
-  }));
+async function minEvaluationPassRate(
+  conn: DuckDBConnection,
+  params: SqlValue[],
+  project: ProjectRef,
+): Promise<MetricMeasurement> {
+  const rates = await readEvaluationPassRates(conn, {
+    snapshotId: String(params[0]),
+    projectKey: project.key,
+  });
+  const evidence = rates
+    .filter((rate) => rate.value !== null)
+    .map((rate) => ({
+      label: rate.name ?? rate.evaluationId,
+      value: rate.value,
+      fields: { evaluation_id: rate.evaluationId, status: rate.status },
+    }))
+    .sort((a, b) => (a.value ?? 0) - (b.value ?? 0) || (a.label < b.label ? -1 : 1));
   return { value: extreme(evidence, 'min'), aggregate: 'min', rows: evidence, exclusions: [], note: null };
 }
 
@@ -275,41 +276,21 @@ async function frameworkMetric(
   kind: 'framework_failing_categories' | 'framework_coverage_pct',
   framework: string,
 ): Promise<MetricMeasurement> {
-  const cells = await queryRows(
-    conn,
-    `SELECT tag, assessment_id, tested, asr, max_severity, total_trials, attacks_used FROM compliance_matrix
-     WHERE snapshot_id = $1 AND ${PROJECT_MATCH} AND framework = $4 ORDER BY tag, assessment_id`,
-    [...params, framework],
-  );
-  const byTag = new Map<string, ComplianceCell[]>();
-  for (const row of cells) {
-    const list = byTag.get(String(row.tag)) ?? [];
-    list.push({
-      assessmentId: String(row.assessment_id),
-      tested: row.tested === true,
-      asr: number(row.asr),
-      maxSeverity: text(row.max_severity),
-      totalTrials: number(row.total_trials),
-      attacksUsed: Array.isArray(row.attacks_used) ? row.attacks_used.map(String) : null,
-    });
-    byTag.set(String(row.tag), list);
-  }
-  const verdicts = [...byTag.entries()].map(([tag, list]) => ({
-    tag,
-    verdict: classifyCategory(list, DEFAULT_MIN_TRIALS_FOR_EVIDENCE),
-  }));
-  const exclusions = await sliceExclusions(conn, String(params[0]), project, ['compliance_matrix']);
-  const categoryRow = ({ tag, verdict }: (typeof verdicts)[number]): EvidenceRow => ({
-    label: tag,
-    value: verdict.maxAsr,
+  const scope = { snapshotId: String(params[0]), projectKey: project.key };
+  const categories = (await readComplianceCategories(conn, scope)).filter((c) => c.framework === framework);
+  const exclusions = await sliceExclusions(conn, scope.snapshotId, project, ['compliance_matrix']);
+  const categoryRow = (category: (typeof categories)[number]): EvidenceRow => ({
+    label: category.tag,
+    value: category.maxAsr,
     fields: {
-      state: verdict.state,
-      max_severity: verdict.maxSeverity,
-      total_trials: verdict.totalTrials,
-      assessments_tested: verdict.assessmentsTested,
+      state: category.state,
+      current_state: category.currentState,
+      max_severity: category.maxSeverity,
+      total_trials: category.totalTrials,
+      assessments_tested: category.assessmentsTested,
     },
   });
-  if (verdicts.length === 0)
+  if (categories.length === 0)
     return {
       value: null,
       aggregate: 'value',
@@ -318,7 +299,7 @@ async function frameworkMetric(
       note: `no compliance data for ${framework}`,
     };
   if (kind === 'framework_failing_categories') {
-    const failing = verdicts.filter((v) => v.verdict.state === 'failing');
+    const failing = categories.filter((c) => c.state === 'failing');
     return {
       value: failing.length,
       aggregate: 'count',
@@ -327,14 +308,17 @@ async function frameworkMetric(
       note: null,
     };
   }
-  const untested = verdicts.filter((v) => v.verdict.state === 'not_tested');
-  const coverage = ((verdicts.length - untested.length) / verdicts.length) * 100;
+  const coverage = (await readFrameworkCoverage(conn, scope)).find((c) => c.framework === framework);
+  const untested = categories.filter((c) => c.state === 'not_tested');
   return {
-    value: Math.round(coverage * 100) / 100,
+    value:
+      coverage?.coverage === null || coverage === undefined
+        ? null
+        : Math.round(coverage.coverage * 1e6) / 1e4,
     aggregate: 'value',
     rows: untested.map(categoryRow),
     exclusions,
-    note: `${verdicts.length - untested.length} of ${verdicts.length} categories tested; rows are the untested ones`,
+    note: `${categories.length - untested.length} of ${categories.length} categories tested; rows are the untested ones`,
   };
 }
 
@@ -342,12 +326,4 @@ function extreme(rows: readonly EvidenceRow[], which: 'min' | 'max'): number | n
   const values = rows.map((row) => row.value).filter((value): value is number => value !== null);
   if (values.length === 0) return null;
   return which === 'min' ? Math.min(...values) : Math.max(...values);
-}
-
-function number(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
-
-function text(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
 }

@@ -12,6 +12,7 @@ import { DEFAULT_MIN_TRIALS_FOR_EVIDENCE } from './compliance-state.js';
 import type { ReportKind, ReportModel } from './model.js';
 import { complianceFrameworks } from './model-sql/compliance.js';
 import { buildDataQuality } from './model-sql/data-quality.js';
+import { projectMetricsView } from './model-sql/metrics.js';
 import { executiveSections, withExecutiveNarrative } from './model-sql/executive.js';
 import { portfolioProjects, portfolioTrend } from './model-sql/portfolio.js';
 import { resolvePortfolioScopes, resolveProjectScope, snapshotProvenance } from './model-sql/scope.js';
@@ -49,10 +50,13 @@ export async function buildModel(conn: DuckDBConnection, request: ModelRequest):
     const scopes = await resolvePortfolioScopes(conn, request.snapshot, request);
     const projects = await portfolioProjects(conn, scopes);
     const asrTrend = await portfolioTrend(conn, scopes);
+    const metrics = [];
+    for (const scope of scopes) metrics.push(await projectMetricsView(conn, scope));
     const base = {
       kind: 'portfolio' as const,
       projects,
       asrTrend,
+      metrics,
       dataQuality: await buildDataQuality(conn, scopes),
       provenance: {
         toolVersion,
@@ -68,25 +72,24 @@ export async function buildModel(conn: DuckDBConnection, request: ModelRequest):
   const scope = await resolveProjectScope(conn, request.project, request.snapshot, request);
   const dataQuality = await buildDataQuality(conn, [scope]);
   const provenance = { toolVersion, snapshots: await snapshotProvenance(conn, [scope.snapshotId]) };
+  const minTrials = request.minTrials ?? DEFAULT_MIN_TRIALS_FOR_EVIDENCE;
+  const metrics = [await projectMetricsView(conn, scope, minTrials)];
   if (request.kind === 'executive') {
     return withExecutiveNarrative({
       ...(await executiveSections(conn, scope)),
+      metrics,
       sinceLastSnapshot: await readSinceLastSnapshot(conn, scope, request.since),
       dataQuality,
       provenance,
     });
   }
-  const frameworks = await complianceFrameworks(
-    conn,
-    scope,
-    request.framework,
-    request.minTrials ?? DEFAULT_MIN_TRIALS_FOR_EVIDENCE,
-  );
+  const frameworks = await complianceFrameworks(conn, scope, request.framework, minTrials);
   return {
     kind: 'compliance',
     project: scope.project,
     summary: complianceNarrative(frameworks),
     frameworks,
+    metrics,
     dataQuality,
     provenance,
   };

@@ -7,10 +7,11 @@
  * - not tested: no assessment tested it.
  */
 import { severityRank } from '../severity.js';
+import { MIN_TRIALS_FOR_EVIDENCE } from '../warehouse/metric-views.js';
 import { COMPLIANCE_STATES, type ComplianceState } from './model.js';
 
-/** Trials a category needs, without any success, before it counts as passing. */
-export const DEFAULT_MIN_TRIALS_FOR_EVIDENCE = 10;
+/** Trials a category needs, without any success, before it counts as passing (the metrics layer's). */
+export const DEFAULT_MIN_TRIALS_FOR_EVIDENCE = MIN_TRIALS_FOR_EVIDENCE;
 
 /** One assessment's compliance-matrix cell for one category. */
 export interface ComplianceCell {

@@ -16,6 +16,12 @@ const asNumber = (value: HelperValue): number | null =>
 const HELPERS = {
   /** Fraction → "45.7%". */
   pct: (value: HelperValue) => formatPercent(asNumber(value)),
+  /** ASR with its sample → "60.0% (30 of 50)"; the sample is left out when unknown. */
+  asr: (value: HelperValue, successful: HelperValue, total: HelperValue) => {
+    const rate = formatPercent(asNumber(value));
+    const [n, d] = [asNumber(successful), asNumber(total)];
+    return n === null || d === null ? rate : `${rate} (${formatCount(n)} of ${formatCount(d)})`;
+  },
   /** Integer count → "1,234". */
   count: (value: HelperValue) => formatCount(asNumber(value)),
   /** Score 0–1 → "0.87". */

@@ -78,17 +78,21 @@ export interface Kpis {
   riskLevel: string | null;
   /** 0–10. */
   riskScore: number | null;
-  /** Fraction 0–1. */
+  /** Fraction 0–1: successful attacks over attacks with a result, pooled over the assessments. */
   overallAsr: number | null;
+  /** The attacks behind overallAsr (shown as "60.0% (30 of 50)"); null when unknown. */
+  overallAsrSuccessful?: number | null;
+  overallAsrAttacks?: number | null;
+  /** Findings still open after triage (not false_positive or remediated). */
+  openFindings?: number | null;
   assessments: number | null;
   attacks: number | null;
   trials: number | null;
-  /** The service's total finding count (executive summary), the same basis as `findingsBySeverity`. */
+  /** Findings (attack runs) counted in `findingsBySeverity`: the same basis. */
   totalFindings: number | null;
   /**
-   * The service's severity breakdown (executive summary `*_findings` / `severity_distribution`): the one
-   * basis for every count by severity in the report — KPI cards, summary sentence and severity chart.
-   * It is neither the top-findings list (at most 20 rows) nor the per-attack-run count of the diff/gates.
+   * Findings (one per attack run) by current severity, recomputed by the metrics layer: findings
+   * triaged false_positive are left out; the one basis for every count by severity in the report.
    */
   findingsBySeverity: SeverityCounts;
   firstAssessmentAt: string | null;
@@ -138,7 +142,11 @@ export interface FrameworkCoverage {
   totalCategories: number | null;
   failing: number | null;
   passing: number | null;
+  /** Tested without a success but on too few trials: never shown as passing. */
+  insufficientEvidence?: number | null;
   untested: number | null;
+  /** Where the service's compliance_posture disagrees with the matrix (coverage is the matrix's). */
+  disagreements?: string[];
 }
 
 export interface RiskDomainRow {
@@ -325,9 +333,44 @@ export interface SinceLastSnapshot {
   schemaDrift: { fileKind: string; added: string[]; removed: string[] }[];
 }
 
+/** The metrics layer's figures of one project in one snapshot (the JSON report's core). */
+export interface ProjectMetricsView {
+  project: ProjectRef;
+  snapshotId: string;
+  figures: Record<string, MetricFigure>;
+  compliance: {
+    framework: string;
+    coverage: number | null;
+    disagreements: string[];
+    categories: {
+      id: string;
+      state: ComplianceState;
+      current_state: ComplianceState;
+      last_tested_at: string | null;
+    }[];
+  }[];
+  consistency: {
+    check: string;
+    service_value: number | null;
+    recomputed_value: number | null;
+    status: string;
+    detail: string | null;
+  }[];
+}
+
+export interface MetricFigure {
+  value: number | null;
+  numerator?: number;
+  denominator?: number;
+  source: 'recomputed' | 'service';
+  excluded_assessments: string[];
+}
+
 interface ReportBase {
   dataQuality: DataQuality;
   provenance: Provenance;
+  /** Per project in scope: the figures as the metrics layer defines them (absent in hand-built models). */
+  metrics?: ProjectMetricsView[];
 }
 
 export interface ExecutiveModel extends ReportBase {
@@ -360,6 +403,10 @@ export interface ComplianceCategoryRow {
   maxAsr: number | null;
   maxSeverity: string | null;
   totalTrials: number | null;
+  /** State from the newest assessment that tested the category (the worst-ever state is `state`). */
+  currentState?: ComplianceState;
+  /** ISO date-time of the newest assessment that tested it; null when never tested. */
+  lastTestedAt?: string | null;
   /** `null` when only legacy entries (without attacks_used) were seen. */
   attacksUsed: string[] | null;
   assessmentsTested: number;
@@ -402,6 +449,8 @@ export interface PortfolioProjectRow {
   riskLevel: string | null;
   riskScore: number | null;
   overallAsr: number | null;
+  overallAsrSuccessful?: number | null;
+  overallAsrAttacks?: number | null;
   assessments: number | null;
   findingsBySeverity: SeverityCounts;
   coverage: { framework: string; title: string; coveragePct: number | null }[];

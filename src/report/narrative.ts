@@ -111,7 +111,11 @@ function findingsSentence(model: Omit<ExecutiveModel, 'summary'>): Sentence {
       : `${countOf(critical, 'critical finding', 'critical findings')} and ` +
         countOf(high, 'high-severity finding', 'high-severity findings');
   const inAll = total === null ? '' : ` (${countOf(total, 'finding', 'findings')} in all)`;
-  return [text(`The service's severity breakdown counts ${counted}${inAll}${table}.`)];
+  return [
+    text(
+      `Counting findings by current severity (false positives left out), there are ${counted}${inAll}${table}.`,
+    ),
+  ];
 }
 
 /** Sentences for an executive report (everything but `summary` must be filled in). */

@@ -21,6 +21,21 @@ import { riskClass, severityClass, type ChartView, type ViewText } from './view-
 
 type ChartLookup = (name: string) => ChartView | null;
 
+/** Our words for where the service's compliance_posture disagrees with the matrix (never a green). */
+const DISAGREEMENT_TEXT: Record<string, string> = {
+  missing_from_posture: 'framework missing',
+  coverage_pct_is_a_fraction: 'coverage sent as a fraction',
+  coverage_pct_differs: 'coverage differs',
+  untested_listed_as_passing: 'untested listed as passing',
+  failing_listed_as_passing: 'failing listed as passing',
+};
+
+function postureText(disagreements: readonly string[] | undefined): string {
+  if (disagreements === undefined) return '—';
+  if (disagreements.length === 0) return 'agrees';
+  return `disagrees: ${disagreements.map((code) => DISAGREEMENT_TEXT[code] ?? 'other').join('; ')}`;
+}
+
 export function executiveSections(model: ExecutiveModel, text: ViewText, chart: ChartLookup) {
   const { kpis } = model;
   const severities = SEVERITY_LEVELS.map((severity) => ({
@@ -35,6 +50,9 @@ export function executiveSections(model: ExecutiveModel, text: ViewText, chart: 
       riskBand: riskBand(kpis.riskScore) ?? 'unknown',
       riskClass: riskClass(kpis.riskScore, kpis.riskLevel),
       overallAsr: kpis.overallAsr,
+      overallAsrSuccessful: kpis.overallAsrSuccessful ?? null,
+      overallAsrAttacks: kpis.overallAsrAttacks ?? null,
+      openFindings: kpis.openFindings ?? null,
       assessments: kpis.assessments,
       attacks: kpis.attacks,
       trials: kpis.trials,
@@ -94,7 +112,9 @@ export function executiveSections(model: ExecutiveModel, text: ViewText, chart: 
         totalCategories: row.totalCategories,
         failing: row.failing,
         passing: row.passing,
+        insufficientEvidence: row.insufficientEvidence ?? null,
         untested: row.untested,
+        posture: postureText(row.disagreements),
       })),
     },
     riskByDomain: {
@@ -166,6 +186,8 @@ export function complianceSections(model: ComplianceModel, text: ViewText, chart
           title: text.maybeLabel(row.title),
           state: row.state,
           stateLabel: STATE_LABELS[row.state],
+          currentStateLabel: row.currentState === undefined ? null : STATE_LABELS[row.currentState],
+          lastTested: row.lastTestedAt === undefined ? null : formatDate(row.lastTestedAt ?? null),
           maxAsr: row.maxAsr,
           maxSeverity: text.maybeLabel(row.maxSeverity),
           severityClass: severityClass(row.maxSeverity),
@@ -209,6 +231,8 @@ export function portfolioSections(model: PortfolioModel, text: ViewText, chart: 
       riskScore: row.riskScore,
       riskClass: riskClass(row.riskScore, row.riskLevel),
       overallAsr: row.overallAsr,
+      overallAsrSuccessful: row.overallAsrSuccessful ?? null,
+      overallAsrAttacks: row.overallAsrAttacks ?? null,
       assessments: row.assessments,
       severities: SEVERITY_LEVELS.map((severity) => ({ severity, count: row.findingsBySeverity[severity] })),
       coverage: frameworks.map((title) => {

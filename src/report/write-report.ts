@@ -14,10 +14,11 @@ import {
   writeOutputFile,
 } from '../output-file.js';
 import { reportDataAsOf, type ReportModel } from './model.js';
+import { renderReportJson } from './json-report.js';
 import { printPdf, resolveChromiumPath } from './pdf.js';
 import { chartPath, renderHtml, renderMarkdown, type RenderOptions } from './render.js';
 
-export const REPORT_FORMATS = ['md', 'html', 'pdf'] as const;
+export const REPORT_FORMATS = ['md', 'html', 'pdf', 'json'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 export interface WriteReportOptions extends RenderOptions {
@@ -58,6 +59,10 @@ export async function writeReport(model: ReportModel, options: WriteReportOption
   const report = await reportFile(options.out, options.format);
   const write = (file: string, content: string | Uint8Array): Promise<void> =>
     writeOutputFile(file, content, { signal: options.signal });
+  if (options.format === 'json') {
+    await write(report, renderReportJson(model));
+    return { report, files: [report], redactedCount: 0 };
+  }
   if (options.format === 'md') {
     const directory = path.dirname(report);
     await checkOutputDirectory(directory);

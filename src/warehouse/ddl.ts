@@ -104,6 +104,12 @@ const MIGRATIONS: readonly Migration[] = [
         table_name VARCHAR, row_key JSON, original_json VARCHAR, ordinal BIGINT)`,
     ],
   },
+  {
+    version: 5,
+    description:
+      'the metrics layer: metric_* views (and latest_metric_*) define every figure once; tables unchanged, views recreated',
+    statements: () => [],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 1;

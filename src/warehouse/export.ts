@@ -13,6 +13,7 @@ import { CliError } from '../errors.js';
 import { checkOutputDirectory } from '../output-file.js';
 import { openWarehouse, requireDatabase, scalarNumber } from './db.js';
 import { checkSchema } from './ddl.js';
+import { METRIC_VIEW_NAMES } from './metric-views.js';
 import { RELATIONS } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
 
@@ -56,7 +57,8 @@ export async function exportParquet(dbPath: string, outDir: string): Promise<Exp
     await rm(work, { recursive: true, force: true });
     await mkdir(work, { recursive: true });
     const tables: ExportedTable[] = [];
-    for (const table of RELATIONS) {
+    // The tables, then the metrics layer's views: the figures as reports, diff and gates define them.
+    for (const table of [...RELATIONS, ...METRIC_VIEW_NAMES.map((name) => ({ name }))]) {
       const name = quoteIdent(table.name);
       const rows = await scalarNumber(warehouse.conn, `SELECT count(*) FROM ${name}`);
       if (rows === 0) {

@@ -10,6 +10,7 @@ import { MESSAGE_PARTS, RELATIONS, sqlType, TRIAL_TOOL_CALLS, type TableDef } fr
 import { SOURCE_KEYS, sourceKeyType } from './schema-trials.js';
 import { keyOf, typedFromJson } from './trial-columns.js';
 import { quoteIdent } from './sql.js';
+import { metricViewStatements } from './metric-views.js';
 
 /** The newest snapshot per (org, workspace, project) that holds the project's summary. */
 const LATEST_PROJECT_SNAPSHOTS = `
@@ -134,6 +135,7 @@ export function viewStatements(): string[] {
     ANALYTICS_EXCLUSIONS,
     LATEST_ANALYTICS_EXCLUSIONS,
     FINDING_TRIAGE,
+    ...metricViewStatements(),
   ];
 }
 

@@ -13,7 +13,7 @@ describe('executiveNarrative', () => {
     expect(text).toEqual([
       'Overall risk posture is high (risk score 7.4 of 10).',
       'The project had 4 assessments with 58 attacks and 1,240 trials; the overall attack success rate (ASR) is 42.0%.',
-      "The service's severity breakdown counts 2 critical findings and 5 high-severity findings (23 findings in all); the Top findings table lists the service's 3 highest-ranked findings.",
+      "Counting findings by current severity (false positives left out), there are 2 critical findings and 5 high-severity findings (23 findings in all); the Top findings table lists the service's 3 highest-ranked findings.",
       'The most effective attack was crescendo_attack (success rate 58.0%); the transform with the largest lift over baseline was base64 (+14.0 pp).',
       'The weakest goal category is system_prompt_leak with an ASR of 80.0%.',
       'Lowest compliance coverage: MITRE ATLAS at 26.0% (7 of 27 categories tested).',

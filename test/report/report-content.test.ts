@@ -23,7 +23,7 @@ function withoutSummary(): Omit<ExecutiveModel, 'summary'> {
 }
 
 describe('findings by severity: one basis everywhere', () => {
-  it('KPI cards, summary sentence and severity chart all use the service severity breakdown', async () => {
+  it('KPI cards, summary sentence and severity chart all use the findings by severity of the metrics layer', async () => {
     const model = {
       ...withoutSummary(),
       kpis: {
@@ -34,7 +34,7 @@ describe('findings by severity: one basis everywhere', () => {
     };
     const text = plain(executiveNarrative(model));
     expect(text).toContain(
-      "The service's severity breakdown counts 15 critical findings and 6 high-severity findings (48 findings in all); " +
+      'Counting findings by current severity (false positives left out), there are 15 critical findings and 6 high-severity findings (48 findings in all); ' +
         "the Top findings table lists the service's 3 highest-ranked findings.",
     );
     const chart = chartsForModel({ ...model, summary: [] }, (value) => value).find(
@@ -50,8 +50,8 @@ describe('findings by severity: one basis everywhere', () => {
     const { markdown } = await renderMarkdown({ ...model, summary: executiveNarrative(model) });
     expect(markdown).toContain('| 15 | 6 | 7 | 5 | 15 |');
     expect(markdown).toContain('| critical | 15 |');
-    expect(markdown).toContain("are the service's own severity breakdown");
-    expect(markdown).toContain('count every attack run as one finding');
+    expect(markdown).toContain('counts by severity use its current (triaged) severity');
+    expect(markdown).toContain('Every attack run of a completed or failed assessment is one finding');
   });
 });
 

@@ -65,7 +65,8 @@ describe('sinceLastSnapshot from the warehouse', () => {
       ['new', 'high', 'rainbow_attack', 'jailbreak_general', 0.81],
       ['new', 'low', 'tap_attack', 'system_prompt_leak', 0.3],
     ]);
-    expect(section?.overallAsr).toMatchObject({ before: 0.6, after: 0.5714 });
+    // Recomputed by the metrics layer: 4 of 7 attacks, unrounded.
+    expect(section?.overallAsr).toMatchObject({ before: 0.6, after: 4 / 7 });
     expect(section?.riskScore).toMatchObject({ before: 8.4, after: 8.29 });
     // Coverage as a fraction, like every coverage figure in the report models; taxonomy order.
     expect(section?.coverage.find((row) => row.key === 'owasp_llm')).toMatchObject({
@@ -74,11 +75,12 @@ describe('sinceLastSnapshot from the warehouse', () => {
       after: 0.3,
       delta: 0,
     });
-    // A job only in the newer snapshot, without analytics: unknown on both sides, never 0.
+    // A job only in the newer snapshot, without analytics: its pass rate is items passed ÷ dataset size
+    // (1 of 6), the metrics layer's one definition; unknown before, so no delta.
     expect(section?.evaluationPassRates).toContainEqual({
       key: 'Chargeback dispute flow',
       before: null,
-      after: null,
+      after: 1 / 6,
       delta: null,
       presence: 'added',
     });
@@ -115,7 +117,7 @@ describe('sinceLastSnapshot from the warehouse', () => {
     expect(markdown).toContain('| new | high | rainbow\\_attack | jailbreak\\_general | — → 0.81 |');
     expect(markdown).toContain('| Overall ASR | 60.0% | 57.1% | -2.9 pp |');
     expect(markdown).toContain('| Risk score (0–10) | 8.4 | 8.3 | -0.1 |');
-    expect(markdown).toContain('| Chargeback dispute flow | — | — | not in previous snapshot |');
+    expect(markdown).toContain('| Chargeback dispute flow | — | 16.7% | not in previous snapshot |');
     expect(markdown).toContain('| `project_summary` | `$.risk_appetite` | none |');
     // The section follows the summary and precedes the risk posture.
     const order = ['## Summary', '## Since last snapshot', '## Risk posture'].map((h) => markdown.indexOf(h));

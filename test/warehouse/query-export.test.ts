@@ -185,7 +185,16 @@ describe('query and export', () => {
     const result = await exportParquet(db, out);
     const counts = await tableCounts(db);
     const exported = result.tables.filter((t) => t.rows > 0);
-    expect(Object.fromEntries(result.tables.map((t) => [t.table, t.rows]))).toEqual(counts);
+    const { METRIC_VIEW_NAMES } = await import('../../src/warehouse/metric-views.js');
+    const tables = result.tables.filter((t) => !METRIC_VIEW_NAMES.includes(t.table));
+    expect(Object.fromEntries(tables.map((t) => [t.table, t.rows]))).toEqual(counts);
+    // The metrics layer's views are exported too (the figures as reports, diff and gates define them).
+    const views = result.tables.filter((t) => METRIC_VIEW_NAMES.includes(t.table)).map((t) => t.table);
+    expect(views).toEqual([...METRIC_VIEW_NAMES]);
+    for (const name of METRIC_VIEW_NAMES) {
+      const [row] = await rows(db, `SELECT count(*) AS n FROM ${name}`);
+      counts[name] = Number(row?.n);
+    }
     expect(await readdir(path.join(out, 'trials'))).toEqual([
       'snapshot_date=2026-03-01',
       'snapshot_date=2026-03-15',

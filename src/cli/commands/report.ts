@@ -8,7 +8,7 @@ import { CliError, EXIT, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 
 const KINDS = ['executive', 'compliance', 'portfolio'] as const;
-const FORMATS = ['md', 'html', 'pdf'] as const;
+const FORMATS = ['md', 'html', 'pdf', 'json'] as const;
 
 interface ReportArgs {
   db: string;

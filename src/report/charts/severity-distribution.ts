@@ -13,7 +13,7 @@ export function severityDistributionChart(counts: SeverityCounts): ChartDefiniti
   const scale = severityScale();
   return {
     name: 'severity-distribution',
-    title: 'Findings by severity (service severity breakdown)',
+    title: 'Findings by severity (current severity, false positives left out)',
     spec: {
       ...baseSpec(),
       height: 180,

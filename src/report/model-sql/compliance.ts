@@ -6,15 +6,12 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../../errors.js';
-import {
-  classifyCategory,
-  DEFAULT_MIN_TRIALS_FOR_EVIDENCE,
-  type ComplianceCell,
-} from '../compliance-state.js';
+import { readComplianceCategories } from '../../metrics/read-figures.js';
+import { DEFAULT_MIN_TRIALS_FOR_EVIDENCE } from '../compliance-state.js';
 import { compareFrameworkKeys, findFramework, FRAMEWORKS, frameworkTitle } from '../frameworks.js';
 import type { ComplianceFrameworkSection } from '../model.js';
 import { exclusionsFor } from './executive.js';
-import { isoTimestamp, num, queryRows, str, strings } from './query.js';
+import { isoTimestamp, num, queryRows, str } from './query.js';
 import type { ProjectScope } from './scope.js';
 
 export async function complianceFrameworks(
@@ -54,24 +51,50 @@ export async function complianceFrameworks(
   }
   const excludes = await exclusionsFor(conn, scope, 'compliance_matrix');
 
+  const figures = await readComplianceCategories(
+    conn,
+    { snapshotId: scope.snapshotId, projectKey: scope.project.key },
+    minTrials,
+  );
   return keys.map((key) => {
     const rows = cells.filter((row) => row.framework === key);
     const known = findFramework(key)?.categories ?? [];
-    const extraTags = [...new Set(rows.map((row) => String(row.tag)))]
-      .filter((tag) => !known.some((category) => category.tag === tag))
-      .sort();
-    const categories = [...known, ...extraTags.map((tag) => ({ tag, title: null }))].map((category) => {
-      const tagCells: ComplianceCell[] = rows
-        .filter((row) => row.tag === category.tag)
-        .map((row) => ({
-          assessmentId: String(row.assessment_id),
-          tested: row.tested === true,
-          asr: num(row.asr),
-          maxSeverity: str(row.max_severity),
-          totalTrials: num(row.total_trials),
-          attacksUsed: strings(row.attacks_used),
-        }));
-      return { tag: category.tag, title: category.title, ...classifyCategory(tagCells, minTrials) };
+    const measured = figures.filter((figure) => figure.framework === key);
+    const tags = [...new Set([...known.map((category) => category.tag), ...measured.map((m) => m.tag)])];
+    const order = (tag: string): number => {
+      const index = known.findIndex((category) => category.tag === tag);
+      return index === -1 ? known.length : index;
+    };
+    tags.sort((a, b) => order(a) - order(b) || (a < b ? -1 : a > b ? 1 : 0));
+    const categories = tags.map((tag) => {
+      const figure = measured.find((m) => m.tag === tag);
+      const title = known.find((category) => category.tag === tag)?.title ?? null;
+      if (!figure) {
+        return {
+          tag,
+          title,
+          state: 'not_tested' as const,
+          currentState: 'not_tested' as const,
+          lastTestedAt: null,
+          maxAsr: null,
+          maxSeverity: null,
+          totalTrials: 0,
+          attacksUsed: [],
+          assessmentsTested: 0,
+        };
+      }
+      return {
+        tag,
+        title,
+        state: figure.state,
+        currentState: figure.currentState,
+        lastTestedAt: figure.lastTestedAt,
+        maxAsr: figure.maxAsr,
+        maxSeverity: figure.maxSeverity,
+        totalTrials: figure.totalTrials,
+        attacksUsed: figure.attacksUsed,
+        assessmentsTested: figure.assessmentsTested,
+      };
     });
     const tested = categories.filter((category) => category.state !== 'not_tested').length;
     return {

@@ -8,20 +8,64 @@ import type { DataQuality } from '../model.js';
 import type { ProjectScope } from './scope.js';
 import { json, num, placeholders, queryRows, str } from './query.js';
 
-/** What a report leaves out for an analytics warning on each slice, in the reader's words. */
-const EXCLUDED_BY_SLICE: Record<string, string> = {
-  asr_by_category: 'its ASR by goal category (left out of the category ASR table and chart)',
-  asr_by_attack: 'its ASR by attack (left out of per-attack aggregates)',
-  asr_by_transform: 'its ASR by transform (left out of per-transform aggregates)',
-  compliance_matrix: 'its compliance-matrix cells (unknown in the heatmap, not counted in category states)',
-  top_findings: 'its top findings (not listed)',
-  attack_runs: 'its attack runs (left out of attack and finding aggregates)',
-  overall_asr: 'its overall ASR (unknown in the risk trend)',
+/** Reader's words for what the metrics layer's views and the report left out. */
+const FIGURE_WORDS: Record<string, string> = {
+  overall_asr: 'overall ASR',
+  risk_score: 'risk score',
+  avg_risk_score: 'average risk score',
+  findings_total: 'finding counts by severity and open findings',
+  category_asr: 'ASR by goal category',
+  attack_asr: 'attack effectiveness',
+  transform_asr: 'transform lift',
+  compliance: 'compliance coverage and category states',
+  trend: 'the risk trend',
+  top_findings: 'the top findings list',
 };
 
-function excludedText(slice: string | null, field: string): string {
-  if (slice !== null && EXCLUDED_BY_SLICE[slice]) return EXCLUDED_BY_SLICE[slice];
-  return `its ${slice ?? field} values (left out of every aggregate; shown as unknown)`;
+/**
+ * What was actually left out for one assessment, read back from the metric views' exclusion lists
+ * (and the top findings the report dropped), so the text can never claim an exclusion that did not
+ * happen.
+ */
+const ACTUAL_EXCLUSIONS = `
+SELECT 'overall_asr' AS what FROM metric_project_figures WHERE snapshot_id = $1 AND project_key = $2 AND figure = 'overall_asr' AND list_contains(excluded_assessments, $3)
+UNION ALL SELECT 'risk_score' FROM metric_project_figures WHERE snapshot_id = $1 AND project_key = $2 AND figure = 'risk_score' AND list_contains(excluded_assessments, $3)
+UNION ALL SELECT 'findings_total' FROM metric_project_figures WHERE snapshot_id = $1 AND project_key = $2 AND figure = 'findings_total' AND list_contains(excluded_assessments, $3)
+UNION ALL SELECT DISTINCT 'category_asr' FROM analytics_warnings WHERE snapshot_id = $1 AND project_key = $2 AND assessment_id = $3 AND slice = 'asr_by_category'
+UNION ALL SELECT DISTINCT 'attack_asr' FROM analytics_warnings WHERE snapshot_id = $1 AND project_key = $2 AND assessment_id = $3 AND slice = 'asr_by_attack'
+UNION ALL SELECT DISTINCT 'transform_asr' FROM analytics_warnings WHERE snapshot_id = $1 AND project_key = $2 AND assessment_id = $3 AND slice = 'asr_by_transform'
+UNION ALL SELECT DISTINCT 'compliance' FROM metric_framework_coverage WHERE snapshot_id = $1 AND project_key = $2 AND list_contains(excluded_assessments, $3)
+UNION ALL SELECT DISTINCT 'trend' FROM metric_trend WHERE snapshot_id = $1 AND project_key = $2 AND assessment_id = $3 AND excluded
+UNION ALL SELECT DISTINCT 'top_findings' FROM analytics_warnings WHERE snapshot_id = $1 AND project_key = $2 AND assessment_id = $3 AND slice = 'top_findings'`;
+
+const ORDER = Object.keys(FIGURE_WORDS);
+
+/** The figures a warning on each slice can take an assessment out of (the rest are other slices' doing). */
+const CONSUMERS: Record<string, readonly string[]> = {
+  overall_asr: ['overall_asr', 'risk_score', 'trend'],
+  attack_runs: ['overall_asr', 'risk_score', 'trend', 'findings_total'],
+  severity_breakdown: ['findings_total'],
+  asr_by_category: ['category_asr'],
+  asr_by_attack: ['attack_asr'],
+  asr_by_transform: ['transform_asr'],
+  compliance_matrix: ['compliance'],
+  top_findings: ['top_findings'],
+};
+
+async function excludedText(
+  conn: DuckDBConnection,
+  scope: ProjectScope,
+  assessmentId: string,
+  slice: string | null,
+): Promise<string> {
+  const found = await queryRows(conn, ACTUAL_EXCLUSIONS, [scope.snapshotId, scope.project.key, assessmentId]);
+  const consumers = slice === null ? [] : (CONSUMERS[slice] ?? []);
+  const what = [...new Set(found.map((row) => String(row.what)))]
+    .filter((key) => consumers.includes(key))
+    .sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b));
+  if (what.length === 0)
+    return 'its flagged values (not used by any figure of this report; kept for audit only)';
+  return `this assessment, left out of: ${what.map((key) => FIGURE_WORDS[key] ?? key).join('; ')}`;
 }
 
 async function scopeQuality(
@@ -46,7 +90,7 @@ async function scopeQuality(
       assessmentName: str(row.assessment_name),
       field,
       reason: str(row.reason) ?? 'no reason given',
-      excluded: excludedText(str(row.slice), field),
+      excluded: await excludedText(conn, scope, String(row.assessment_id), str(row.slice)),
     });
   }
   for (const row of await queryRows(
@@ -89,41 +133,25 @@ async function scopeQuality(
       limit: num(row.trials_limit),
     });
   }
-  const totals = await queryRows(
+  const name = scope.project.name ?? scope.project.key;
+  for (const row of await queryRows(
     conn,
-    `SELECT e.total_assessments, e.total_attacks,
-            (SELECT count(*) FROM assessments a WHERE a.snapshot_id = e.snapshot_id AND a.project_key = e.project_key) AS assessments,
-            (SELECT sum(a.total_attacks) FROM assessments a WHERE a.snapshot_id = e.snapshot_id AND a.project_key = e.project_key) AS attacks,
-            (SELECT count(*) FROM assessments a WHERE a.snapshot_id = e.snapshot_id AND a.project_key = e.project_key
-               AND (a.total_attacks IS NULL OR list_contains(a.erroneous_fields, 'total_attacks'))) AS unknown_attacks
-     FROM executive_summary e WHERE e.snapshot_id = $1 AND e.project_key = $2`,
+    `SELECT check_name, service_value, recomputed_value, detail FROM metric_consistency
+     WHERE snapshot_id = $1 AND project_key = $2 AND status = 'disagrees' ORDER BY check_name`,
     params,
-  );
-  const total = totals[0];
-  if (total) {
-    const name = scope.project.name ?? scope.project.key;
-    const check = (label: string, expected: number | null, actual: number | null): void => {
-      if (expected !== null && actual !== null && expected !== actual) {
-        quality.consistency.push({
-          check: `${name}: ${label}`,
-          expected: String(expected),
-          actual: String(actual),
-        });
-      }
-    };
-    check(
-      'summary total_assessments equals the assessments listed',
-      num(total.total_assessments),
-      num(total.assessments),
-    );
-    if (num(total.unknown_attacks) === 0) {
-      check(
-        'summary total_attacks equals the sum over assessments',
-        num(total.total_attacks),
-        num(total.attacks),
-      );
-    }
+  )) {
+    const detail = str(row.detail);
+    quality.consistency.push({
+      check: `${name}: service ${String(row.check_name)}${detail === null ? '' : ` (${detail})`}`,
+      expected: formatValue(num(row.service_value)),
+      actual: formatValue(num(row.recomputed_value)),
+    });
   }
+}
+
+/** A figure as text: up to 4 decimals, no trailing zeros. */
+function formatValue(value: number | null): string {
+  return value === null ? 'unknown' : String(Math.round(value * 1e4) / 1e4);
 }
 
 async function snapshotQuality(

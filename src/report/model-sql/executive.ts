@@ -1,9 +1,27 @@
 /** The executive model of one project in one snapshot, read from the warehouse. */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { frameworkTitle, compareFrameworkKeys } from '../frameworks.js';
-import type { EvaluationJobRow, ExecutiveModel, Exclusion, SeverityCounts, TopFinding } from '../model.js';
+import type {
+  EvaluationJobRow,
+  ExecutiveModel,
+  Exclusion,
+  FrameworkCoverage,
+  SeverityCounts,
+  TopFinding,
+} from '../model.js';
 import { executiveNarrative } from '../narrative.js';
-import { isoTimestamp, json, num, percentToFraction, queryRows, str } from './query.js';
+import {
+  readAsrBy,
+  readFrameworkCoverage,
+  readProjectFigures,
+  readSliceExclusions,
+  readTransformLift,
+  readTrend,
+  type FrameworkCoverageFigure,
+  type ProjectFigures,
+} from '../../metrics/read-figures.js';
+import { figureScope } from './metrics.js';
+import { isoTimestamp, json, num, queryRows, str } from './query.js';
 import type { ProjectScope } from './scope.js';
 
 /** Top findings shown (the API ranks at most 20 per project). */
@@ -52,6 +70,8 @@ async function topFindings(conn: DuckDBConnection, scope: ProjectScope): Promise
             f.response, coalesce(t.finding_status, f.finding_status) AS triage_status, coalesce(t.notes, f.notes) AS notes
      FROM findings f LEFT JOIN finding_triage t ON t.attack_run_id = f.attack_run_id
      WHERE f.snapshot_id = $1 AND f.project_key = $2 AND f.origin = 'project_top_finding'
+       AND NOT EXISTS (SELECT 1 FROM analytics_warnings w WHERE w.snapshot_id = f.snapshot_id
+                       AND w.project_key = f.project_key AND w.assessment_id = f.assessment_id AND w.slice = 'top_findings')
      ORDER BY f.rank NULLS LAST, f.ordinal LIMIT ${TOP_FINDINGS}`,
     [scope.snapshotId, scope.project.key],
   );
@@ -71,11 +91,8 @@ async function topFindings(conn: DuckDBConnection, scope: ProjectScope): Promise
 }
 
 /**
- * One pass-rate definition for every job: items passed ÷ dataset size, the ratio the service's own
- * analytics report for finished jobs. Cancelled, failed and running jobs get the same denominator, so
- * items they never evaluated count as not passed (rather than a smaller "decided items" denominator
- * that would make an aborted job look better than a finished one). The service's figure is used only
- * when the item counts are missing; it is the same ratio.
+ * The pass-rate rule of the metrics layer (view metric_evaluation_pass_rates), in TypeScript for
+ * hand-built models: items passed ÷ dataset size, else the service's figure.
  */
 export function evaluationPassRate(
   passed: number | null,
@@ -92,8 +109,11 @@ async function evaluationJobs(conn: DuckDBConnection, scope: ProjectScope): Prom
     conn,
     `SELECT evaluation_id, name, job_status, kind, model, ${isoTimestamp('queued_at')} AS queued_at,
             ${isoTimestamp('completed_at')} AS completed_at, dataset_size, items_passed, items_failed,
-            items_errored, analytics_pass_rate, error_summary
-     FROM evaluation_jobs WHERE snapshot_id = $1 AND project_id = $2
+            items_errored, error_summary,
+            (SELECT m.pass_rate FROM metric_evaluation_pass_rates m WHERE m.snapshot_id = e.snapshot_id
+               AND m.project_key = e.project_key AND m.evaluation_id = e.evaluation_id) AS pass_rate
+     FROM evaluation_jobs e
+     WHERE e.snapshot_id = $1 AND e.project_id = $2
      ORDER BY queued_at NULLS LAST, evaluation_id`,
     [scope.snapshotId, scope.project.id],
   );
@@ -114,10 +134,65 @@ async function evaluationJobs(conn: DuckDBConnection, scope: ProjectScope): Prom
       passed,
       failed,
       errored,
-      passRate: evaluationPassRate(passed, datasetSize, num(row.analytics_pass_rate)),
+      passRate: num(row.pass_rate),
       errorSummary: str(row.error_summary),
     };
   });
+}
+
+/** TAXONOMY risk bands of a 0–10 score. */
+export function riskLevelOf(score: number | null): string | null {
+  if (score === null) return null;
+  if (score >= 8) return 'critical';
+  if (score >= 6) return 'high';
+  if (score >= 3) return 'medium';
+  return 'low';
+}
+
+/** Severity counts from the metrics layer's findings figures. */
+export function figureSeverities(figures: ProjectFigures): SeverityCounts {
+  return {
+    critical: figures.findings_critical.value,
+    high: figures.findings_high.value,
+    medium: figures.findings_medium.value,
+    low: figures.findings_low.value,
+    info: figures.findings_info.value,
+  };
+}
+
+/** Coverage rows from the metrics layer (the matrix), never from the service's compliance_posture. */
+export function coverageRows(coverage: readonly FrameworkCoverageFigure[]): FrameworkCoverage[] {
+  return [...coverage]
+    .sort((a, b) => compareFrameworkKeys(a.framework, b.framework))
+    .map((row) => ({
+      framework: row.framework,
+      title: frameworkTitle(row.framework),
+      coveragePct: row.coverage,
+      testedCategories: row.testedCategories,
+      totalCategories: row.totalCategories,
+      failing: row.failing,
+      passing: row.passing,
+      insufficientEvidence: row.insufficientEvidence,
+      untested: row.notTested,
+      disagreements: row.disagreements,
+    }));
+}
+
+/** Assessments (by name, else id) named in a figure's exclusion list, as a report Exclusion. */
+async function namedExclusion(
+  conn: DuckDBConnection,
+  scope: ProjectScope,
+  field: string,
+  ids: readonly string[],
+): Promise<Exclusion[]> {
+  if (ids.length === 0) return [];
+  const names = await queryRows(
+    conn,
+    `SELECT assessment_id, name FROM assessments WHERE snapshot_id = $1 AND project_key = $2`,
+    [scope.snapshotId, scope.project.key],
+  );
+  const byId = new Map(names.map((row) => [String(row.assessment_id), str(row.name)]));
+  return [{ field, assessments: ids.map((id) => byId.get(id) ?? id).sort() }];
 }
 
 /** Reads everything but data quality and provenance, which the caller adds. */
@@ -126,129 +201,86 @@ export async function executiveSections(
   scope: ProjectScope,
 ): Promise<Omit<ExecutiveModel, 'summary' | 'dataQuality' | 'provenance'>> {
   const params = [scope.snapshotId, scope.project.key];
+  const key = figureScope(scope);
+  const figures = await readProjectFigures(conn, key);
   const [summary] = await queryRows(
     conn,
-    `SELECT overall_risk_level, overall_risk_score, overall_asr, total_assessments, total_attacks, total_trials,
-            total_findings, critical_findings, high_findings, medium_findings, low_findings,
-            severity_distribution::VARCHAR AS severity_distribution,
-            ${isoTimestamp('first_assessment_date')} AS first_at, ${isoTimestamp('last_assessment_date')} AS last_at
+    `SELECT ${isoTimestamp('first_assessment_date')} AS first_at, ${isoTimestamp('last_assessment_date')} AS last_at
      FROM executive_summary WHERE snapshot_id = $1 AND project_key = $2`,
     params,
   );
-  const bySeverity = severityCounts(summary);
-
-  const trend = await queryRows(
-    conn,
-    `SELECT assessment_id, assessment_name, ${isoTimestamp('date')} AS date, risk_score, risk_level, overall_asr
-     FROM risk_trend WHERE snapshot_id = $1 AND project_key = $2 ORDER BY date NULLS LAST, ordinal`,
-    params,
-  );
-  const categories = await queryRows(
-    conn,
-    `SELECT key, sum(successful_attacks) AS successful, sum(total_attacks) AS attacks, sum(total_trials) AS trials,
-            CASE WHEN sum(total_attacks) > 0 THEN sum(successful_attacks) / sum(total_attacks) END AS asr,
-            count(*) FILTER (WHERE successful_attacks IS NULL OR total_attacks IS NULL) AS incomplete
-     FROM asr_breakdown WHERE snapshot_id = $1 AND project_key = $2 AND dimension = 'category'
-     GROUP BY key ORDER BY asr DESC NULLS LAST, key`,
-    params,
-  );
-  const attacks = await queryRows(
-    conn,
-    `SELECT attack_name, times_used, success_rate, avg_best_score, total_trials FROM attack_effectiveness
-     WHERE snapshot_id = $1 AND project_key = $2 ORDER BY success_rate DESC NULLS LAST, attack_name, ordinal`,
-    params,
-  );
-  const transforms = await queryRows(
-    conn,
-    `SELECT transform, lift, avg_asr, times_used FROM transform_effectiveness
-     WHERE snapshot_id = $1 AND project_key = $2 ORDER BY lift DESC NULLS LAST, transform, ordinal`,
-    params,
-  );
-  const posture = await queryRows(
-    conn,
-    `SELECT framework, coverage_pct, tested_categories, total_categories, len(failing_categories) AS failing,
-            len(passing_categories) AS passing, len(untested_categories) AS untested
-     FROM compliance_posture WHERE snapshot_id = $1 AND project_key = $2 ORDER BY framework, ordinal`,
-    params,
-  );
+  const trend = await readTrend(conn, key);
+  const categories = await readAsrBy(conn, key, 'category');
+  const attacks = await readAsrBy(conn, key, 'attack');
+  const transforms = await readTransformLift(conn, key);
+  const coverage = await readFrameworkCoverage(conn, key);
   const domains = await queryRows(
     conn,
     `SELECT domain, critical_findings, high_findings, medium_findings, total_findings, avg_asr, max_score
      FROM risk_by_domain WHERE snapshot_id = $1 AND project_key = $2 ORDER BY ordinal, domain`,
     params,
   );
-  // Each transform's baseline is its ASR minus its lift over that baseline.
-  const baselines = transforms.flatMap((row) => {
-    const avgAsr = num(row.avg_asr);
-    const lift = num(row.lift);
-    return avgAsr === null || lift === null ? [] : [avgAsr - lift];
-  });
+  const overall = figures.overall_asr;
+  const riskScore = figures.risk_score.value;
 
   return {
     kind: 'executive',
     project: scope.project,
     kpis: {
-      riskLevel: str(summary?.overall_risk_level),
-      riskScore: num(summary?.overall_risk_score),
-      overallAsr: num(summary?.overall_asr),
-      assessments: num(summary?.total_assessments),
-      attacks: num(summary?.total_attacks),
-      trials: num(summary?.total_trials),
-      totalFindings: num(summary?.total_findings),
-      findingsBySeverity: bySeverity,
+      riskLevel: riskLevelOf(riskScore),
+      riskScore,
+      overallAsr: overall.value,
+      overallAsrSuccessful: overall.numerator ?? null,
+      overallAsrAttacks: overall.denominator ?? null,
+      openFindings: figures.findings_open.value,
+      assessments: figures.assessments.value,
+      attacks: figures.attacks.value,
+      trials: figures.trials.value,
+      totalFindings: figures.findings_total.value,
+      findingsBySeverity: figureSeverities(figures),
       firstAssessmentAt: str(summary?.first_at),
       lastAssessmentAt: str(summary?.last_at),
     },
-    riskTrend: trend.map((row) => ({
-      assessmentId: String(row.assessment_id),
-      assessmentName: str(row.assessment_name),
-      date: str(row.date),
-      riskScore: num(row.risk_score),
-      riskLevel: str(row.risk_level),
-      overallAsr: num(row.overall_asr),
+    riskTrend: trend.map((point) => ({
+      assessmentId: point.assessmentId,
+      assessmentName: point.assessmentName,
+      date: point.date,
+      riskScore: point.riskScore,
+      riskLevel: riskLevelOf(point.riskScore),
+      overallAsr: point.asr,
     })),
     asrByCategory: {
-      rows: categories.map((row) => {
-        const complete = num(row.incomplete) === 0;
-        return {
-          category: String(row.key),
-          asr: complete ? num(row.asr) : null,
-          successfulAttacks: complete ? num(row.successful) : null,
-          totalAttacks: complete ? num(row.attacks) : null,
-          totalTrials: num(row.trials),
-        };
-      }),
-      excludes: await exclusionsFor(conn, scope, 'asr_by_category'),
+      rows: categories.map((row) => ({
+        category: row.key,
+        asr: row.value,
+        successfulAttacks: row.numerator,
+        totalAttacks: row.denominator,
+        totalTrials: row.trials,
+      })),
+      excludes: await namedExclusion(
+        conn,
+        scope,
+        'asr_by_category',
+        await sliceIds(conn, scope, 'asr_by_category'),
+      ),
     },
     attackEffectiveness: attacks.map((row) => ({
-      attack: String(row.attack_name),
-      timesUsed: num(row.times_used),
-      successRate: num(row.success_rate),
-      avgBestScore: num(row.avg_best_score),
-      totalTrials: num(row.total_trials),
+      attack: row.key,
+      timesUsed: row.denominator,
+      successRate: row.value,
+      avgBestScore: row.avgBestScore,
+      totalTrials: row.trials,
     })),
     transformLift: {
-      baselineAsr:
-        baselines.length === 0 ? null : baselines.reduce((sum, value) => sum + value, 0) / baselines.length,
-      rows: transforms.map((row) => ({
-        transform: String(row.transform),
-        lift: num(row.lift),
-        avgAsr: num(row.avg_asr),
-        timesUsed: num(row.times_used),
+      baselineAsr: transforms.baselineAsr,
+      rows: transforms.rows.map((row) => ({
+        transform: row.key,
+        lift: row.lift,
+        avgAsr: row.value,
+        timesUsed: row.denominator,
       })),
     },
-    complianceCoverage: posture
-      .sort((a, b) => compareFrameworkKeys(String(a.framework), String(b.framework)))
-      .map((row) => ({
-        framework: String(row.framework),
-        title: frameworkTitle(String(row.framework)),
-        coveragePct: percentToFraction(num(row.coverage_pct)),
-        testedCategories: num(row.tested_categories),
-        totalCategories: num(row.total_categories),
-        failing: num(row.failing),
-        passing: num(row.passing),
-        untested: num(row.untested),
-      })),
+    complianceCoverage: coverageRows(coverage),
     riskByDomain: domains.map((row) => ({
       domain: String(row.domain),
       critical: num(row.critical_findings),
@@ -261,6 +293,10 @@ export async function executiveSections(
     topFindings: await topFindings(conn, scope),
     evaluationJobs: await evaluationJobs(conn, scope),
   };
+}
+
+async function sliceIds(conn: DuckDBConnection, scope: ProjectScope, slice: string): Promise<string[]> {
+  return (await readSliceExclusions(conn, figureScope(scope), slice)).map((row) => row.id);
 }
 
 /** Adds the generated summary to the sections. */

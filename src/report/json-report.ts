@@ -1,0 +1,70 @@
+/**
+ * `report --format json`: the report's figures for other tools, as the metrics layer defines them.
+ * The shape is fixed by schemas/report.schema.json (a test validates every kind against it):
+ *
+ *   { format, kind, snapshots, projects: [{ project, snapshot_id, figures, compliance, consistency }],
+ *     figures?, compliance?, consistency?, data_quality }
+ *
+ * `figures`, `compliance` and `consistency` at the top level are the single project's (executive and
+ * compliance reports); a portfolio lists them per project. Keys are written in a fixed order and
+ * numbers as JSON numbers, so the same model gives the same bytes.
+ */
+import type { ProjectMetricsView, ReportModel } from './model.js';
+
+export const REPORT_JSON_FORMAT = 'airt-report/report-1';
+
+/** Sorts object keys recursively (arrays keep their order) for deterministic bytes. */
+function stable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stable);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, stable((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
+
+function projectEntry(view: ProjectMetricsView) {
+  return {
+    project: { key: view.project.key, id: view.project.id, name: view.project.name },
+    snapshot_id: view.snapshotId,
+    figures: view.figures,
+    compliance: view.compliance,
+    consistency: view.consistency,
+  };
+}
+
+/** The JSON text of a report model (ends with a newline). */
+export function renderReportJson(model: ReportModel): string {
+  const projects = (model.metrics ?? []).map(projectEntry);
+  const single = model.kind === 'portfolio' ? null : (projects[0] ?? null);
+  const document = {
+    format: REPORT_JSON_FORMAT,
+    kind: model.kind,
+    snapshots: model.provenance.snapshots.map((snapshot) => ({
+      snapshot_id: snapshot.snapshotId,
+      org: snapshot.org,
+      workspace: snapshot.workspace,
+      fetched_at: snapshot.fetchedAt,
+      root_sha256: snapshot.rootSha256,
+    })),
+    projects,
+    ...(single === null
+      ? {}
+      : { figures: single.figures, compliance: single.compliance, consistency: single.consistency }),
+    data_quality: {
+      analytics_warnings: model.dataQuality.analyticsWarnings.map((warning) => ({
+        project_key: warning.project.key,
+        assessment_id: warning.assessmentId,
+        field: warning.field,
+        reason: warning.reason,
+        excluded: warning.excluded,
+      })),
+      consistency_issues: model.dataQuality.consistency,
+      partial_snapshots: model.dataQuality.partialSnapshots,
+    },
+  };
+  return `${JSON.stringify(stable(document), null, 2)}\n`;
+}
