@@ -28,7 +28,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { abortExitCode } from '../errors.js';
-import { formatSnapshotId } from '../snapshot/snapshot-id.js';
+import { buildSnapshotId, randomSnapshotSuffix } from '../snapshot/snapshot-id.js';
 import { safeSegment } from '../snapshot/safe-path.js';
 import { writeOutputFile } from '../output-file.js';
 import { VERSION } from '../version.js';
@@ -124,7 +124,14 @@ async function finish(state: RunState): Promise<PipelineResult> {
   const { config, effects } = state;
   // Settled before the summary: the summary says what the next run compares with.
   const baseline = await settleBaseline(state);
-  const runDir = state.runDir ?? path.join(config.output_dir, `failed-${formatSnapshotId(state.startedAt)}`);
+  // Named like a snapshot id (second, org/workspace, random suffix): two configs sharing one output_dir
+  // that fail in the same second (a cron starting several at 02:00) never share a summary directory.
+  const runDir =
+    state.runDir ??
+    path.join(
+      config.output_dir,
+      `failed-${buildSnapshotId(state.startedAt, config.connection.org, config.connection.workspace, randomSnapshotSuffix())}`,
+    );
   // Interrupted only if the abort cut work short: one arriving during the last step changes nothing.
   const cutShort =
     effects.signal?.aborted === true &&
@@ -163,7 +170,7 @@ async function finish(state: RunState): Promise<PipelineResult> {
     projects: state.projects,
     steps: state.steps,
     failed_steps: state.steps.filter((step) => step.status === 'failed').map((step) => step.name),
-    failed_requests: (manifest?.failed_requests ?? []).map(
+    failed_requests: (manifest?.failed_requests ?? state.stoppedRequests).map(
       ({ method, path: request, status, attempts, error }) => ({
         method,
         path: request,

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { hashFile } from '../snapshot/hash-file.js';
-import type { SnapshotEffects, SnapshotResult } from '../snapshot/take-snapshot.js';
+import type { SnapshotEffects, SnapshotResult, StoppedRequest } from '../snapshot/take-snapshot.js';
 import type { Warehouse } from '../warehouse/db.js';
 import type { GateResult } from './gates.js';
 import type { RunConfig } from './run-config.js';
@@ -70,6 +70,8 @@ export class RunState {
     bundle: null as string | null,
   };
   snapshot: SnapshotResult | null = null;
+  /** Failed requests of a snapshot that stopped before writing a manifest (none otherwise). */
+  stoppedRequests: readonly StoppedRequest[] = [];
   /** The on-disk snapshot `--since` reused trial files from. */
   since: string | null = null;
   /** The snapshot the diff and gates compare with: the recorded gated baseline, if in the database. */

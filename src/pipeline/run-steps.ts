@@ -21,7 +21,7 @@ import type { RunState } from './run-state.js';
 export async function snapshotStep(state: RunState): Promise<void> {
   const { config, effects } = state;
   await state.step('snapshot', [], async () => {
-    const [{ takeSnapshot }, { createProgress }] = await Promise.all([
+    const [{ takeSnapshot, stoppedRequestsOf }, { createProgress }] = await Promise.all([
       import('../snapshot/take-snapshot.js'),
       import('../snapshot/progress.js'),
     ]);
@@ -64,7 +64,11 @@ export async function snapshotStep(state: RunState): Promise<void> {
         ...(effects.signal ? { signal: effects.signal } : {}),
         ...(effects.fetch ? { fetch: effects.fetch } : {}),
       },
-    );
+    ).catch((error: unknown) => {
+      // No manifest will list what failed: keep the requests for the run summary.
+      state.stoppedRequests = stoppedRequestsOf(error);
+      throw error;
+    });
     state.snapshot = result;
     const { manifest } = result;
     const failed = manifest.failed_requests.length;

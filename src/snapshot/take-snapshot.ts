@@ -28,7 +28,7 @@ import { access, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createApiClient, normalizeBaseUrl } from '../api/client.js';
 import type { ApiClientOptions } from '../api/client-types.js';
-import { isUpgradeRequiredError } from '../api/errors.js';
+import { ApiError, HttpError, isUpgradeRequiredError } from '../api/errors.js';
 import type { RetryPolicy } from '../api/retry.js';
 import { neutralizeControls } from '../api/error-body.js';
 import { abortExitCode, CliError, interruptionText, UsageError } from '../errors.js';
@@ -304,17 +304,61 @@ export async function takeSnapshot(
   }
 }
 
+/** A request a snapshot that stopped without a manifest could not make (for the run summary). */
+export interface StoppedRequest {
+  method: string;
+  /** Path and query, relative to the base URL. */
+  path: string;
+  /** HTTP status, or null when no response came. */
+  status: number | null;
+  attempts: number;
+  error: string;
+}
+
 /** An error takeSnapshot raises after it has already settled the directory: passed on as it is. */
 class SnapshotStop extends CliError {
   override readonly name = 'SnapshotStop';
+  /** The requests that failed, when the snapshot stopped before a manifest could list them. */
+  failedRequests: readonly StoppedRequest[] = [];
 }
 
 function nothingFetched(manifest: Manifest): CliError {
   // The first failure already says what to check (address, service down) and what to do next.
   const first = neutralizeControls(manifest.failed_requests[0]?.error ?? 'every request failed.');
-  return new SnapshotStop(
+  const stop = new SnapshotStop(
     `Nothing was fetched, so there is no snapshot: ${first}${/[.!?]$/.test(first) ? '' : '.'}`,
   );
+  stop.failedRequests = manifest.failed_requests.map(({ method, path, status, attempts, error }) => ({
+    method,
+    path,
+    status,
+    attempts,
+    error,
+  }));
+  return stop;
+}
+
+/**
+ * The failed requests behind an error takeSnapshot threw, when no manifest records them: the list of a
+ * snapshot that fetched nothing, or the one request whose failure stopped the snapshot.
+ */
+export function stoppedRequestsOf(error: unknown): readonly StoppedRequest[] {
+  if (error instanceof SnapshotStop && error.failedRequests.length > 0) return error.failedRequests;
+  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 5; depth += 1) {
+    if (cause instanceof ApiError) {
+      return [
+        {
+          method: cause.method,
+          path: cause.path,
+          status: cause instanceof HttpError ? cause.status : null,
+          attempts: cause.attempts,
+          error: cause.message,
+        },
+      ];
+    }
+    cause = cause.cause;
+  }
+  return [];
 }
 
 function interruptedWhilePublishing(signal: AbortSignal, dir: string, manifest: Manifest): CliError {

@@ -215,3 +215,31 @@ describe('the gated baseline', () => {
     expect(second.summary.failed_requests).toEqual([]);
   });
 });
+
+describe('the run summary of a run that could not reach the service', () => {
+  it('names the request that failed although no manifest was written', async () => {
+    const dir = await makeTempDir('airt-base-nomanifest-');
+    const config = runConfigFromObject(
+      {
+        connection: { base_url: await deadBaseUrl(), org: 'acme', workspace: 'main' },
+        snapshot: { max_attempts: 1 },
+        reports: [],
+        gates: [],
+      },
+      dir,
+    );
+    const result = await runPipeline(config, { ...quiet, env: { AIRT_TOKEN: 'token-not-sent-anywhere' } });
+    expect(result.exitCode).toBe(1);
+    expect(result.summary.snapshot.id).toBeNull();
+    expect(result.summary.failed_steps).toEqual(['snapshot']);
+    // Every request the snapshot made failed: the config and the evaluation jobs' first page.
+    const requests = result.summary.failed_requests;
+    expect(requests.map(({ method, status, attempts }) => ({ method, status, attempts }))).toEqual([
+      { method: 'GET', status: null, attempts: 1 },
+      { method: 'GET', status: null, attempts: 1 },
+    ]);
+    expect(requests[0]?.path).toBe('/api/v1/config');
+    expect(requests[1]?.path).toMatch(/\/evaluations\?page=1/u);
+    for (const request of result.summary.failed_requests) expect(request.error).toMatch(/ECONNREFUSED/u);
+  });
+});
