@@ -486,7 +486,9 @@ describe.each(SEEDS)('figure agreement, simulator seed %i', (seed) => {
   });
 
   it('compliance Markdown, HTML and JSON show the coverage the executive report shows', async () => {
-    for (const project of world.projects) {
+    // One project per seed (rotating with the seed): the compliance report renders a heatmap per
+    // framework, the slowest part of this file; every project's coverage is still checked above.
+    for (const project of [world.projects[seed % world.projects.length]!]) {
       const executive = (await report(world, 'executive', project)).json;
       const { json, md, html } = await report(world, 'compliance', project);
       const at = (where: string, label: string, value: unknown) => [project, where, label, value];
