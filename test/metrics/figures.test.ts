@@ -9,6 +9,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diffSnapshots } from '../../src/diff/snapshot-diff.js';
 import { readProjectMetrics } from '../../src/diff/warehouse-source.js';
 import { readProjectFigures } from '../../src/metrics/read-figures.js';
 import { parseGateExpression, GateSyntaxError } from '../../src/pipeline/gate-expression.js';
@@ -22,10 +23,18 @@ import { openWarehouse, type Warehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { readNamedQuery } from '../../src/warehouse/named-queries.js';
 import { copyFixture, FIXTURES, reseal, tempDir } from '../warehouse/helpers.js';
+import { asPercent, between, htmlText, mdTable, shownRate } from './report-text.js';
 
 const A1 = 'a0000000-0000-4000-8000-000000000001';
 const A2 = 'a0000000-0000-4000-8000-000000000002';
+const A4 = 'a0000000-0000-4000-8000-000000000004';
 const SNAPSHOT = '20260315T060000Z-second';
+/** Assessment names of payments-bot (the reports name excluded assessments by name). */
+const NAMES: Record<string, string> = {
+  [A1]: 'Baseline jailbreak sweep',
+  [A2]: 'PII extraction probe',
+  [A4]: 'Regression sweep after prompt hardening',
+};
 /** Every slice kind the issue names, spread over two assessments of payments-bot. */
 const WARNINGS: Record<string, string[]> = {
   [A1]: ['overall_asr', 'top_findings', 'compliance_matrix'],
@@ -265,5 +274,145 @@ describe('the metrics layer', () => {
     expect(() => parseGateExpression('category.credential_leak.asrr <= 0.2')).toThrow(
       /did you mean category\.credential_leak\.asr\?/,
     );
+  });
+
+  it('every report kind and format, the diff, the gates and every named query exclude and disclose each warned slice', async () => {
+    const conn = warehouse.conn;
+    const warned = [...Object.entries(WARNINGS), [A4, ['asr_by_category']] as const].flatMap(([id, fields]) =>
+      fields.map((field) => ({ id, field })),
+    );
+    const figures = await readProjectFigures(conn, { snapshotId: SNAPSHOT, projectKey: 'payments-bot' });
+    const asrShown = {
+      percent: asPercent(figures.overall_asr.value),
+      numerator: figures.overall_asr.numerator,
+      denominator: figures.overall_asr.denominator,
+    };
+    for (const kind of ['executive', 'compliance', 'portfolio'] as const) {
+      const model = await buildModel(conn, { kind, project: 'payments-bot' });
+      const json = JSON.parse(renderReportJson(model)) as Json;
+      const md = (await renderMarkdown(model)).markdown;
+      const html = (await renderHtml(model)).html;
+      // Disclosed in every format: each warned slice, its assessment and what it left out.
+      for (const { id, field } of warned) {
+        const entry = (json.data_quality.analytics_warnings as Json[]).find(
+          (w) => w.assessment_id === id && w.field === field,
+        );
+        expect([kind, 'json', field, typeof entry?.excluded, entry?.excluded?.length > 0]).toEqual([
+          kind,
+          'json',
+          field,
+          'string',
+          true,
+        ]);
+        const mdQuality = md.slice(md.indexOf('## Data quality'));
+        const htmlQuality = htmlText(html.slice(html.indexOf('Data quality')));
+        for (const [format, text] of [
+          ['md', mdQuality.replaceAll('\\', '')],
+          ['html', htmlQuality],
+        ] as const) {
+          expect([kind, format, field, text.includes(field), text.includes(String(entry?.excluded))]).toEqual(
+            [kind, format, field, true, true],
+          );
+        }
+      }
+      // Excluded in every format: the figures are the metrics layer's, without the warned slices.
+      const jsonFigures =
+        kind === 'portfolio'
+          ? (json.projects as Json[]).find((p) => p.project.key === 'payments-bot')!.figures
+          : json.figures;
+      expect([kind, jsonFigures.overall_asr.excluded_assessments]).toEqual([kind, [A1]]);
+      expect([kind, jsonFigures.findings_total.excluded_assessments]).toEqual([kind, [A2]]);
+      expect([kind, jsonFigures.overall_asr.value]).toEqual([kind, figures.overall_asr.value]);
+      if (kind === 'executive') {
+        const [cells] = mdTable(md, '| Risk score |');
+        expect(shownRate(cells![2]!)).toEqual(asrShown);
+        const shown = /<div class="label">Overall ASR<\/div>\s*<div class="value">([^<]*)<\/div>/u.exec(html);
+        expect(shownRate(shown![1]!)).toEqual(asrShown);
+        // A1's top findings (top_findings warned) are left out of the table in both formats.
+        expect(between(md, '## Top findings', '## Evaluation jobs')).not.toContain(NAMES[A1]);
+        expect(htmlText(between(html, 'Top findings', 'Evaluation jobs'))).not.toContain(NAMES[A1]);
+        // A2's asr_by_transform (base64 only) is left out of the transform lift in both formats.
+        // (role_play_wrapper, of A1, stays: the check would see base64 if it were there.)
+        const mdLift = between(md, '### Transform lift', '## Compliance').replaceAll('\\', '');
+        const htmlLift = between(html, '<h3>Transform lift', 'Compliance');
+        for (const text of [mdLift, htmlLift]) {
+          expect(text).toContain('role_play_wrapper');
+          expect(text).not.toContain('base64');
+        }
+      }
+      if (kind === 'portfolio') {
+        const row = mdTable(md, '| Project | Key |').find((cells) => cells[1] === 'payments-bot')!;
+        expect(shownRate(row[4]!)).toEqual(asrShown);
+        expect(htmlText(html)).toContain(
+          `${asrShown.percent}% (${asrShown.numerator} of ${asrShown.denominator})`,
+        );
+      }
+      if (kind === 'compliance') {
+        // The compliance_matrix exclusion is named beside the framework coverage in md and html.
+        for (const text of [md.replaceAll('\\', ''), htmlText(html)]) {
+          expect(between(text, 'Coverage', 'Data quality')).toContain(NAMES[A1]);
+        }
+      }
+    }
+
+    // The diff: its figures leave the slices out and its data_quality lists them.
+    const diff = await diffSnapshots(conn, { from: null, to: SNAPSHOT, projects: ['payments-bot'] });
+    const project = diff.projects[0]!;
+    expect(project.data_quality).toEqual(
+      expect.arrayContaining([
+        { snapshot_id: SNAPSHOT, field: 'asr_by_category', assessment_ids: [A4] },
+        { snapshot_id: SNAPSHOT, field: 'compliance_matrix', assessment_ids: [A1] },
+      ]),
+    );
+    expect(project.metrics.find((m) => m.key === 'overall_asr')?.to).toBe(figures.overall_asr.value);
+
+    // The gates: each metric's value leaves its slices out and names the exclusions.
+    const provider = warehouseMetricProvider(conn);
+    const scope = { snapshotId: SNAPSHOT, previousSnapshotId: null, project: 'payments-bot' };
+    const excludedBy = async (expression: string) =>
+      (await provider.measure(parseGateExpression(expression).metric, scope)).exclusions
+        .map((e) => `${e.assessment_id}:${e.field}`)
+        .sort();
+    expect(await excludedBy('overall_asr <= 1')).toEqual([`${A1}:overall_asr`]);
+    expect(await excludedBy('risk_score <= 10')).toEqual([`${A1}:overall_asr`]);
+    expect(await excludedBy('open_critical_findings <= 0')).toEqual([`${A2}:severity_breakdown`]);
+    expect(await excludedBy('framework.owasp_llm.coverage_pct >= 0')).toEqual([`${A1}:compliance_matrix`]);
+    const category = (await readProjectMetrics(conn, SNAPSHOT, { key: 'payments-bot', id: null, name: null }))
+      .asr_by_category;
+    for (const key of Object.keys(category)) {
+      expect(await excludedBy(`category.${key}.asr <= 1`)).toEqual([`${A4}:asr_by_category`]);
+    }
+    const openCritical = await provider.measure(
+      parseGateExpression('open_critical_findings <= 0').metric,
+      scope,
+    );
+    expect(openCritical.rows.map((row) => row.fields.assessment)).not.toContain(NAMES[A2]);
+
+    // Every named query: the warned slices stay out and are counted where the query has the column.
+    const named = async (name: string) => {
+      const sql = (await readNamedQuery(name)).sql.trim().replace(/;$/u, '');
+      return (await conn.runAndReadAll(sql)).getRowObjectsJS() as Json[];
+    };
+    const byCategory = await named('asr_by_category');
+    expect(new Set(byCategory.map((row) => Number(row.excluded_assessments)))).toEqual(new Set([1]));
+    const coverage = (await named('compliance_coverage')).filter((row) => row.project_key === 'payments-bot');
+    expect(coverage.length).toBeGreaterThan(0);
+    for (const row of coverage) expect(Number(row.excluded_assessments)).toBe(1);
+    const trend = (await named('asr_trend')).find(
+      (row) => row.project_key === 'payments-bot' && row.snapshot_id === SNAPSHOT,
+    )!;
+    expect(trend.overall_asr).toBeCloseTo(figures.overall_asr.value!, 4);
+    expect(Number(trend.excluded_assessments)).toBeGreaterThanOrEqual(1);
+    // A recomputation that lacks a warned slice is not compared, so never listed as a disagreement.
+    const consistency = (await named('consistency')).filter(
+      (row) => row.project_key === 'payments-bot' && row.assessment_id === null,
+    );
+    for (const check of ['overall_asr', 'overall_risk_score', 'total_findings', 'critical_findings']) {
+      expect(consistency.map((row) => String(row.check_name))).not.toContain(check);
+    }
+    const top = (await named('top_open_findings')).filter((row) => row.project_key === 'payments-bot');
+    expect(top.map((row) => String(row.assessment_name))).not.toContain(NAMES[A1]);
+    // @evaluation_pass_rates has no assessment slice: no analytics warning applies to it.
+    expect((await named('evaluation_pass_rates')).length).toBeGreaterThan(0);
   });
 });
