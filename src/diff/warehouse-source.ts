@@ -165,7 +165,11 @@ export async function sliceExclusions(
 /**
  * The findings of a project in a snapshot: one per attack run. Severity and triage status come from
  * the snapshot's FindingDetail (triage) when present, else the assessment's top finding, else the
- * attack run's best score. Every attack run is returned (the lifecycle decides which it tracks). Also returns the
+ * attack run's best score. A finding is an attack run of an analyzed (completed or failed) assessment,
+ * the metrics layer's definition (metric_assessments.analyzed, metric_findings): a running
+ * assessment's partial runs are not findings yet, so the diff and the new/regressed gates count the
+ * same findings the reports and open_critical_findings count. Every such run is returned (the
+ * lifecycle decides which it tracks). Also returns the
  * assessments whose attack runs were excluded by an analytics warning (their findings are unknown).
  */
 export async function readFindingRecords(
@@ -176,11 +180,13 @@ export async function readFindingRecords(
   const rows = await queryRows(
     conn,
     `WITH runs AS (
-       SELECT r.attack_run_id, r.assessment_id, a.name AS assessment_name, r.attack_name, r.goal_category,
+       SELECT r.attack_run_id, r.assessment_id, a.assessment_name, r.attack_name, r.goal_category,
               r.goal, r.best_score
        FROM attack_runs r
-       LEFT JOIN assessments a ON a.snapshot_id = r.snapshot_id AND a.assessment_id = r.assessment_id
+       JOIN metric_assessments a
+         ON a.snapshot_id = r.snapshot_id AND a.project_key = r.project_key AND a.assessment_id = r.assessment_id
        WHERE r.snapshot_id = $1 AND (r.project_key = $2 OR ($3::VARCHAR IS NOT NULL AND r.project_id = $3))
+         AND a.analyzed
      ),
      detail AS (
        SELECT attack_run_id, severity, finding_status FROM findings

@@ -289,11 +289,11 @@ describe.each(SEEDS)('figure agreement, simulator seed %i', (seed) => {
       expect(at('diff', 'risk_score', to('overall', 'risk_score'))).toEqual(
         at('diff', 'risk_score', figures.risk_score.value),
       );
-      // Not asserted (left for the lead, see the branch's report): with no previous snapshot the
-      // diff's new_critical_findings should equal open_critical_findings, but the diff's findings
-      // (readFindingRecords) include attack runs of running assessments, which the metrics layer
-      // leaves out; restricting them breaks the pipeline tests whose "regression" is a running
-      // assessment's run that finishes critical.
+      // With no previous snapshot every open critical finding is a new one (the diff's findings are the
+      // metrics layer's: attack runs of completed or failed assessments).
+      expect(
+        at('gate', 'new_critical', await gate(provider, world, project, 'new_critical_findings')),
+      ).toEqual(at('gate', 'new_critical', await gate(provider, world, project, 'open_critical_findings')));
       const trendRow = trend.find(
         (row) => row.project_key === project && row.snapshot_id === world.snapshotId,
       );

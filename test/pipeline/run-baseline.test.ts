@@ -17,7 +17,10 @@ import type { RunSummary } from '../../src/pipeline/run-summary.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 
-const SCALE = { assessmentsPerProject: 3, attacksPerAssessment: 4, trialsPerAttack: 5, evaluationJobs: 20 };
+// Six assessments: the smallest world whose first project has a completed assessment that epoch 1
+// re-scores to critical (the simulator's regression role). A running assessment that finishes is a new
+// finding, not a regression: a finding is an attack run of a completed or failed assessment.
+const SCALE = { assessmentsPerProject: 6, attacksPerAssessment: 4, trialsPerAttack: 5, evaluationJobs: 20 };
 const simulators: RunningSimulator[] = [];
 
 afterEach(async () => {
@@ -163,9 +166,11 @@ describe('the gated baseline', () => {
   });
 
   it('is left alone by a partial snapshot, whose failed requests the summary names', async () => {
-    // Seed 5 with a 20% 502 rate and a single attempt loses exactly one trial list (deterministic).
-    const clean = await simulator({ seed: 5 });
-    const faulty = await simulator({ seed: 5, faults: '502=0.2' });
+    // Seed 5 with a 20% 502 rate and a single attempt loses exactly one trial list (deterministic) in a
+    // world of three assessments per project.
+    const small = { ...SCALE, assessmentsPerProject: 3 };
+    const clean = await simulator({ seed: 5, scale: small });
+    const faulty = await simulator({ seed: 5, faults: '502=0.2', scale: small });
     const dir = await makeTempDir('airt-base-partial-');
     const env = { AIRT_TOKEN: clean.token };
     // The faulty run keeps its snapshots apart, so it fetches every trial list instead of reusing them.

@@ -14,7 +14,10 @@ import { verifyBundle } from '../../src/pipeline/verify-bundle.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 
-const SCALE = { assessmentsPerProject: 3, attacksPerAssessment: 4, trialsPerAttack: 5, evaluationJobs: 20 };
+// Six assessments: the smallest world whose first project has a completed assessment that epoch 1
+// re-scores to critical (the simulator's regression role). A running assessment that finishes is a new
+// finding, not a regression: a finding is an attack run of a completed or failed assessment.
+const SCALE = { assessmentsPerProject: 6, attacksPerAssessment: 4, trialsPerAttack: 5, evaluationJobs: 20 };
 const simulators: RunningSimulator[] = [];
 
 afterEach(async () => {
@@ -168,8 +171,13 @@ describe('runPipeline against the simulator', () => {
   });
 
   it('exits 3 when a request fails for good and the snapshot is partial', async () => {
-    // Seed 5 with a 20% 502 rate and a single attempt loses exactly one trial list (deterministic).
-    const sim = await simulator({ seed: 5, faults: '502=0.2' });
+    // Seed 5 with a 20% 502 rate and a single attempt loses exactly one trial list (deterministic) in a
+    // world of three assessments per project.
+    const sim = await simulator({
+      seed: 5,
+      faults: '502=0.2',
+      scale: { ...SCALE, assessmentsPerProject: 3 },
+    });
     const dir = await makeTempDir('airt-run-');
     const config = runConfigFromObject(baseConfig(sim, { snapshot: { max_attempts: 1 } }), dir);
     const result = await runPipeline(config, { stderr: () => undefined, env: { AIRT_TOKEN: sim.token } });

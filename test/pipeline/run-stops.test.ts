@@ -22,7 +22,10 @@ import { spawnCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 import { writeFixtureSnapshot } from './snapshot-dir-fixture.js';
 
-const SCALE = { assessmentsPerProject: 3, attacksPerAssessment: 4, trialsPerAttack: 5, evaluationJobs: 20 };
+// Six assessments: the smallest world whose first project has a completed assessment that epoch 1
+// re-scores to critical (the simulator's regression role). A running assessment that finishes is a new
+// finding, not a regression: a finding is an attack run of a completed or failed assessment.
+const SCALE = { assessmentsPerProject: 6, attacksPerAssessment: 4, trialsPerAttack: 5, evaluationJobs: 20 };
 const GATES = ['new_critical_findings <= 1000', 'regressed_findings <= 1000'];
 const simulators: RunningSimulator[] = [];
 
