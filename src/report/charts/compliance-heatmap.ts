@@ -2,7 +2,7 @@
  * Category × assessment ASR for one framework (compliance). A cell with unknown ASR (not tested, or
  * excluded by an analytics warning) is not drawn: the grey plot background shows through, never a 0.
  */
-import { categoryLabel } from '../frameworks.js';
+import { categoryLabel } from '../../taxonomy/frameworks.js';
 import type { ComplianceFrameworkSection } from '../model.js';
 import { baseSpec, distinctLabels, GRID_CONFIG, type ChartDefinition, type Labeler } from './chart.js';
 
