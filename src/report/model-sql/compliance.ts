@@ -122,6 +122,7 @@ export async function complianceFrameworks(
             assessmentId: String(row.assessment_id),
             tag: String(row.tag),
             asr: num(row.asr),
+            tested: true,
           })),
       },
       excludes,
