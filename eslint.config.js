@@ -19,6 +19,24 @@ export default tseslint.config(
     },
   },
   {
+    // Layers: the warehouse (with its metrics layer and the leaf taxonomy) sits below the outputs that
+    // read it; it never imports a report, diff, gate or command module (STYLE 16-17).
+    files: ['src/warehouse/**/*.ts', 'src/metrics/**/*.ts', 'src/taxonomy/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/report/**', '**/diff/**', '**/pipeline/**', '**/cli/**'],
+              message: 'The warehouse layer must not import outputs; move shared data to a leaf module.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     extends: [tseslint.configs.disableTypeChecked],
   },

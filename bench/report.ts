@@ -206,7 +206,7 @@ function complianceModel(): ComplianceModel {
         })),
         cells: cells
           .filter((cell) => cell.tested)
-          .map(({ assessmentId, tag, asr }) => ({ assessmentId, tag, asr })),
+          .map(({ assessmentId, tag, asr }) => ({ assessmentId, tag, asr, tested: true })),
       },
       excludes: [],
     };

@@ -1,22 +1,23 @@
--- answers: Evaluation pass rates by project (evaluation jobs of the latest snapshot of each project).
--- columns: org, workspace, project_key (keys are unique only inside a workspace), jobs, jobs_with_analytics, items_passed, items_failed,
---   items_errored (errored + infra_error + timed_out), item_pass_rate (passed / (passed + failed), 0-1),
---   mean_pass_rate (mean of the jobs' analytics.pass_rate), jobs_without_pass_rate.
--- exclusions: jobs without analytics or with a null pass_rate do not enter mean_pass_rate (they are
---   counted in jobs_without_pass_rate, never averaged as 0). A job listed on two pages counts once.
+-- answers: Evaluation pass rate of each job (latest snapshot of each project), from the metrics layer
+--   (view metric_evaluation_pass_rates, the pass rates the reports, diff and gates show).
+-- columns: org, workspace, project_key (keys are unique only inside a workspace), evaluation_id, name,
+--   job_status, items_passed, dataset_size, pass_rate (items_passed / dataset_size, 0-1: an aborted
+--   job's unevaluated items count as not passed), source (recomputed from the item counts, or service:
+--   the job's analytics pass_rate when the counts are missing), service_pass_rate (the service's
+--   analytics.pass_rate, the cross-check).
+-- exclusions: a job with neither item counts nor an analytics pass_rate has pass_rate NULL (unknown,
+--   never 0). A job listed on two pages counts once.
 SELECT
-  s.org,
-  s.workspace,
-  j.project_key,
-  count(*) AS jobs,
-  count(*) FILTER (WHERE has_analytics) AS jobs_with_analytics,
-  sum(items_passed) AS items_passed,
-  sum(items_failed) AS items_failed,
-  sum(coalesce(items_errored, 0) + coalesce(items_infra_error, 0) + coalesce(items_timed_out, 0)) AS items_errored,
-  round(sum(items_passed) / nullif(sum(items_passed) + sum(items_failed), 0), 4) AS item_pass_rate,
-  round(avg(analytics_pass_rate), 4) AS mean_pass_rate,
-  count(*) FILTER (WHERE analytics_pass_rate IS NULL) AS jobs_without_pass_rate
-FROM latest_evaluation_jobs j
-JOIN snapshots s ON s.snapshot_id = j.snapshot_id
-GROUP BY s.org, s.workspace, j.project_key
-ORDER BY s.org, s.workspace, j.project_key;
+  org,
+  workspace,
+  project_key,
+  evaluation_id,
+  name,
+  job_status,
+  numerator AS items_passed,
+  denominator AS dataset_size,
+  round(pass_rate, 4) AS pass_rate,
+  source,
+  service_pass_rate
+FROM latest_metric_evaluation_pass_rates
+ORDER BY org, workspace, project_key, name, evaluation_id;

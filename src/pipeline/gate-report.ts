@@ -26,7 +26,7 @@ export interface GateReport {
    */
   workspace?: { org: string; workspace: string };
   tripped: boolean;
-  counts: { gates: number; pass: number; fail: number; unknown: number };
+  counts: { gates: number; pass: number; fail: number; unknown: number; insufficient_evidence: number };
   results: GateResult[];
 }
 
@@ -51,6 +51,7 @@ export function buildGateReport(input: {
       pass: count('pass'),
       fail: count('fail'),
       unknown: count('unknown'),
+      insufficient_evidence: count('insufficient_evidence'),
     },
     results: input.results,
   };
@@ -79,9 +80,10 @@ export function gateReportMarkdown(report: GateReport): string {
     lines.push('No gates are configured.', '');
     return lines.join('\n');
   }
-  const { gates, pass, fail, unknown } = report.counts;
+  const { gates, pass, fail, unknown, insufficient_evidence: insufficient } = report.counts;
   lines.push(
-    `**${report.tripped ? 'Tripped' : 'All gates hold'}**: ${gates} checked, ${pass} passed, ${fail} failed, ${unknown} unknown.`,
+    `**${report.tripped ? 'Tripped' : insufficient > 0 ? 'No gate tripped' : 'All gates hold'}**: ${gates} checked, ${pass} passed, ${fail} failed, ${unknown} unknown` +
+      `${insufficient > 0 ? `, ${insufficient} with insufficient evidence (neither passed nor failed)` : ''}.`,
     '',
     '| Gate | Project | Value | Status |',
     '| --- | --- | ---: | --- |',
@@ -96,7 +98,8 @@ export function gateReportMarkdown(report: GateReport): string {
   }
   lines.push('');
   for (const result of report.results) {
-    if (!result.trips && result.note === null && result.excluded.length === 0) continue;
+    const explain = result.trips || result.status === 'insufficient_evidence';
+    if (!explain && result.note === null && result.excluded.length === 0) continue;
     lines.push(
       `## ${markdownCode(result.gate)} on ${escapeMarkdownText(result.project)}: ${escapeMarkdownText(result.status_text)}`,
       '',

@@ -6,6 +6,10 @@
  * Data excluded by analytics warnings is never silent: a gate that passed over partly excluded data
  * says `pass (excludes 1 assessment with erroneous asr_by_category)`, and a gate whose data was all
  * excluded (or absent) is `unknown`, which trips the run unless `on_unknown_gate: warn`.
+ *
+ * A gate whose verdict rests on too small a sample (a category ASR below MIN_TRIALS_FOR_EVIDENCE
+ * trials; a compliance gate that would decide otherwise if its under-sampled categories went the other
+ * way) is `insufficient_evidence`: never pass or fail, and it does not trip.
  */
 import { compareGate, type GateExpression, type GateMetric } from './gate-expression.js';
 
@@ -41,6 +45,13 @@ export interface MetricMeasurement {
   exclusions: MetricExclusion[];
   /** Context the reader needs, e.g. "no previous snapshot: every open finding counts as new". */
   note: string | null;
+  /**
+   * Present when part of the data is below the minimum sample: `bound` is the value with the
+   * under-sampled part taken the other way (a category that may be failing, a category that does not
+   * count as tested), or null when the whole value is under-sampled. A verdict stands only when value
+   * and bound agree; `reason` says what is under-sampled.
+   */
+  insufficient?: { bound: number | null; reason: string };
 }
 
 /** Which data a gate is measured on. */
@@ -57,7 +68,8 @@ export interface GateMetricProvider {
   measure(metric: GateMetric, scope: GateScope): Promise<MetricMeasurement>;
 }
 
-export type GateStatus = 'pass' | 'fail' | 'unknown';
+/** insufficient_evidence: the sample is below the minimum, so neither pass nor fail (never trips). */
+export type GateStatus = 'pass' | 'fail' | 'unknown' | 'insufficient_evidence';
 
 /** The outcome of one gate on one project. Field order is the JSON report's order. */
 export interface GateResult {
@@ -66,7 +78,10 @@ export interface GateResult {
   status: GateStatus;
   /** Status with its qualifier, e.g. `pass (excludes 1 assessment with erroneous asr_by_category)`. */
   status_text: string;
-  /** Whether this result makes the run exit with code 4 (fail, or unknown under on_unknown_gate: trip). */
+  /**
+   * Whether this result makes the run exit with code 4 (fail, or unknown under on_unknown_gate: trip;
+   * insufficient evidence never trips).
+   */
   trips: boolean;
   value: number | null;
   op: string;
@@ -146,6 +161,16 @@ export function judgeGate(
     status = 'unknown';
     statusText =
       exclusions.length > 0 ? `unknown (all data excluded: ${exclusionText})` : 'unknown (no data)';
+  } else if (
+    measurement.insufficient !== undefined &&
+    !verdictStands(expression, value, measurement.insufficient.bound)
+  ) {
+    status = 'insufficient_evidence';
+    const qualifiers = [
+      measurement.insufficient.reason,
+      ...(exclusions.length > 0 ? [`excludes ${exclusionText}`] : []),
+    ];
+    statusText = `insufficient evidence (${qualifiers.join('; ')})`;
   } else {
     status = compareGate(value, expression.op, expression.threshold) ? 'pass' : 'fail';
     statusText = exclusions.length > 0 ? `${status} (excludes ${exclusionText})` : status;
@@ -165,6 +190,13 @@ export function judgeGate(
     rows_total: measurement.rows.length,
     tripping_rows: status === 'fail' ? trippingRows(expression, measurement) : [],
   };
+}
+
+/** A verdict over partly under-sampled data stands only if the under-sampled part could not change it. */
+function verdictStands(expression: GateExpression, value: number, bound: number | null): boolean {
+  if (bound === null) return false;
+  const { op, threshold } = expression;
+  return compareGate(value, op, threshold) === compareGate(bound, op, threshold);
 }
 
 /**

@@ -15,6 +15,10 @@
  * | framework.<f>.coverage_pct          | tested / all categories × 100          | the untested categories |
  *
  * Compliance states come from metric_compliance_categories, as in the compliance report.
+ *
+ * Below the minimum sample (MIN_TRIALS_FOR_EVIDENCE, the views' `evidence` / `insufficient_evidence`
+ * state) a measurement carries `insufficient`, so the gate is "insufficient evidence", never pass or
+ * fail: a category ASR always; a compliance gate when its under-sampled categories could change it.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { projectLifecycle } from '../diff/snapshot-diff.js';
@@ -205,6 +209,18 @@ async function categoryAsr(
   const row = (await readAsrBy(conn, scope, 'category')).find((entry) => entry.key === category);
   const exclusions = await sliceExclusions(conn, scope.snapshotId, project, ['asr_by_category']);
   if (!row) return { value: null, aggregate: 'value', rows: [], exclusions, note: `no ASR for ${category}` };
+  const insufficient =
+    row.evidence === 'insufficient_evidence'
+      ? {
+          insufficient: {
+            bound: null,
+            reason:
+              row.trials === null || row.numerator === null || row.denominator === null
+                ? 'a trial or attack count is unknown'
+                : `${row.trials} ${row.trials === 1 ? 'trial' : 'trials'}, fewer than the ${MIN_TRIALS_FOR_EVIDENCE} needed`,
+          },
+        }
+      : {};
   return {
     value: row.value,
     aggregate: 'value',
@@ -225,6 +241,7 @@ async function categoryAsr(
       row.evidence === 'insufficient_evidence'
         ? `pooled over assessments; insufficient evidence (fewer than ${MIN_TRIALS_FOR_EVIDENCE} trials or a count unknown)`
         : 'pooled over assessments (successful attacks / attacks)',
+    ...insufficient,
   };
 }
 
@@ -298,6 +315,9 @@ async function frameworkMetric(
       exclusions,
       note: `no compliance data for ${framework}`,
     };
+  // Tested, but too few trials (or a count unknown) to call passing: may be failing, may not count as tested.
+  const weak = categories.filter((c) => c.state === 'insufficient_evidence');
+  const weakReason = `${weak.length} of ${categories.length} categories have fewer than ${MIN_TRIALS_FOR_EVIDENCE} trials or an unknown count: ${weak.map((c) => c.tag).join(', ')}`;
   if (kind === 'framework_failing_categories') {
     const failing = categories.filter((c) => c.state === 'failing');
     return {
@@ -306,10 +326,14 @@ async function frameworkMetric(
       rows: failing.map(categoryRow),
       exclusions,
       note: null,
+      ...(weak.length > 0
+        ? { insufficient: { bound: failing.length + weak.length, reason: weakReason } }
+        : {}),
     };
   }
   const coverage = (await readFrameworkCoverage(conn, scope)).find((c) => c.framework === framework);
   const untested = categories.filter((c) => c.state === 'not_tested');
+  const evidenced = categories.length - untested.length - weak.length;
   return {
     value:
       coverage?.coverage === null || coverage === undefined
@@ -319,6 +343,14 @@ async function frameworkMetric(
     rows: untested.map(categoryRow),
     exclusions,
     note: `${categories.length - untested.length} of ${categories.length} categories tested; rows are the untested ones`,
+    ...(weak.length > 0
+      ? {
+          insufficient: {
+            bound: Math.round((evidenced / categories.length) * 1e6) / 1e4,
+            reason: weakReason,
+          },
+        }
+      : {}),
   };
 }
 

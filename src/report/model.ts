@@ -415,8 +415,10 @@ export interface ComplianceCategoryRow {
 export interface HeatmapCell {
   assessmentId: string;
   tag: string;
-  /** `null`: not tested or excluded (analytics warning) — never drawn as 0. */
+  /** `null`: not tested, excluded (analytics warning) or unknown (legacy) — never drawn as 0. */
   asr: number | null;
+  /** Whether the assessment tested the category (an untested cell is drawn "not tested", never 0%). */
+  tested: boolean;
 }
 
 export interface ComplianceFrameworkSection {

@@ -11,7 +11,7 @@ import type { DiffSnapshotRef, ProjectDiff } from '../diff/diff-report.js';
 import { worstFirst, type FindingRecord } from '../diff/finding-lifecycle.js';
 import type { MetricDelta, MetricGroup } from '../diff/metric-deltas.js';
 import type { SchemaDriftChange } from '../diff/schema-drift-diff.js';
-import { compareFrameworkKeys, frameworkTitle } from './frameworks.js';
+import { compareFrameworkKeys, frameworkTitle } from '../taxonomy/frameworks.js';
 import type { ChangedFinding, MetricChange, SinceLastSnapshot } from './model.js';
 
 /** New and regressed findings listed in the section; the full lists are in the run's diff.md. */

@@ -110,6 +110,12 @@ const MIGRATIONS: readonly Migration[] = [
       'the metrics layer: metric_* views (and latest_metric_*) define every figure once; tables unchanged, views recreated',
     statements: () => [],
   },
+  {
+    version: 6,
+    description:
+      'latest_findings is one row per finding with its current triage status; the raw rows of every origin are latest_finding_rows; views recreated',
+    statements: () => [],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 1;

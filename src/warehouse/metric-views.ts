@@ -25,7 +25,7 @@
  * evidence is "insufficient_evidence", never passing or failing. `latest_metric_*` keep the newest
  * snapshot of each project, like the other `latest_*` views.
  */
-import { FRAMEWORKS } from '../report/frameworks.js';
+import { FRAMEWORKS } from '../taxonomy/frameworks.js';
 import { quoteLiteral } from './sql.js';
 
 /** Trials a category (or a goal category's ASR) needs before it is evidence (unified with compliance). */

@@ -1,6 +1,8 @@
 /**
  * The views every query and report uses. `latest_<table>` keeps, for each project, the rows of the
- * newest snapshot that holds the project's summary (newest by fetched_at, then snapshot id).
+ * newest snapshot that holds the project's summary (newest by fetched_at, then snapshot id); for
+ * `findings` that view is `latest_finding_rows` (every origin's row), and `latest_findings` is one row
+ * per finding with its current triage status.
  *
  * analytics_warnings are honoured upstream: a flagged slice is never written to the clean tables (its
  * raw value sits in analytics_warnings.raw_value), so these views cannot aggregate it. What they add is
@@ -10,6 +12,7 @@ import { MESSAGE_PARTS, RELATIONS, sqlType, TRIAL_TOOL_CALLS, type TableDef } fr
 import { SOURCE_KEYS, sourceKeyType } from './schema-trials.js';
 import { keyOf, typedFromJson } from './trial-columns.js';
 import { quoteIdent } from './sql.js';
+import { findingViewStatements } from './finding-views.js';
 import { metricViewStatements } from './metric-views.js';
 
 /** The newest snapshot per (org, workspace, project) that holds the project's summary. */
@@ -22,9 +25,16 @@ QUALIFY row_number() OVER (
   PARTITION BY s.org, s.workspace, coalesce(p.project_id, p.project_key)
   ORDER BY s.fetched_at DESC, s.snapshot_id DESC) = 1`;
 
+/**
+ * The name of a table's newest-snapshot view. `findings` holds a finding once per origin, so its raw
+ * rows are `latest_finding_rows` and `latest_findings` is one row per finding (finding-views.ts).
+ */
+const latestName = (table: string): string =>
+  table === 'findings' ? 'latest_finding_rows' : `latest_${table}`;
+
 function latestView(table: string): string {
   return `
-CREATE OR REPLACE VIEW latest_${table} AS
+CREATE OR REPLACE VIEW ${latestName(table)} AS
 SELECT t.* FROM ${table} t
 JOIN latest_project_snapshots l ON t.snapshot_id = l.snapshot_id
   AND coalesce(t.project_id, t.project_key) = coalesce(l.project_id, l.project_key)`;
@@ -136,6 +146,7 @@ export function viewStatements(): string[] {
     LATEST_ANALYTICS_EXCLUSIONS,
     FINDING_TRIAGE,
     ...metricViewStatements(),
+    ...findingViewStatements(),
   ];
 }
 

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { STATE_COLORS } from '../../src/report/charts/chart.js';
+import { complianceCoverageChart } from '../../src/report/charts/compliance-coverage.js';
 import { renderChartPng, renderChartSvg } from '../../src/report/charts/render-svg.js';
 import { reportChartSpecs } from '../../src/report/render.js';
 import {
@@ -54,15 +56,83 @@ describe('chart specs', () => {
     },
   );
 
-  it('never draws unknown values as zero: the excluded assessment has no heatmap cell', () => {
+  it('never draws unknown values as zero: the excluded assessment is drawn as excluded, with no ASR', () => {
     const chart = reportChartSpecs(complianceFixture()).find(
       (entry) => entry.name === 'compliance-heatmap-1-owasp-llm',
     );
-    const values = (chart?.spec as { data: { values: { assessment: string; asr: number }[] } }).data.values;
-    expect(values.some((value) => value.assessment.startsWith('Legacy run'))).toBe(false);
-    expect(values.every((value) => typeof value.asr === 'number')).toBe(true);
+    const values = (chart?.spec as { data: { values: HeatmapValue[] } }).data.values;
+    const legacy = values.filter((value) => value.assessment.startsWith('Legacy run'));
+    expect(legacy.length).toBeGreaterThan(0);
+    expect(legacy.every((v) => v.asr === null && v.state === 'excluded (analytics warning)')).toBe(true);
+    expect(values.every((v) => (typeof v.asr === 'number') === (v.state === 'tested'))).toBe(true);
+  });
+
+  it('tells an untested heatmap cell from a tested one at 0%: its own fill and a "not tested" legend entry', async () => {
+    const chart = reportChartSpecs(complianceFixture()).find(
+      (entry) => entry.name === 'compliance-heatmap-1-owasp-llm',
+    )!;
+    const values = (chart.spec as { data: { values: HeatmapValue[] } }).data.values;
+    expect(values.some((v) => v.state === 'tested' && v.asr === 0)).toBe(true);
+    expect(values.some((v) => v.state === 'not tested')).toBe(true);
+    const { svg } = await renderChartSvg(chart.spec, chart.name);
+    // Each drawn cell carries an aria-label naming its data; collect the fills by what the cell is.
+    const fillsOf = (label: RegExp) =>
+      new Set(
+        [...svg.matchAll(/<path aria-label="([^"]*)"[^>]*?fill="([^"]+)"/gu)]
+          .filter((m) => label.test(m[1]!))
+          .map((m) => m[2]),
+      );
+    const untested = fillsOf(/state: not tested$/u);
+    const testedAtZero = fillsOf(/asr: 0%$/u);
+    expect(untested.size).toBe(1);
+    expect(testedAtZero.size).toBe(1);
+    expect([...untested][0]).not.toBe([...testedAtZero][0]);
+    expect(svg).toContain('>not tested<');
+    expect(svg).toContain('>ASR (tested)<');
   });
 });
+
+describe('compliance coverage colours by state', () => {
+  it('draws a framework whose tested categories all fail as red, with the untested rest grey and named', async () => {
+    const chart = complianceCoverageChart(
+      [
+        {
+          framework: 'owasp_llm',
+          title: 'OWASP LLM Top 10',
+          coveragePct: 0.8,
+          testedCategories: 8,
+          totalCategories: 10,
+          failing: 8,
+          passing: 0,
+          insufficientEvidence: 0,
+          untested: 2,
+        },
+      ],
+      (raw) => raw,
+    );
+    expect(validate(chart.spec)).toBe(true);
+    const { svg, warnings } = await renderChartSvg(chart.spec, chart.name);
+    expect(warnings).toEqual([]);
+    const barFills = new Set(
+      [...svg.matchAll(/<path aria-label="([^"]*)"[^>]*?fill="([^"]+)"/gu)]
+        .filter((m) => m[1]!.includes('share'))
+        .map((m) => `${/state: ([^;"]+)/u.exec(m[1]!)?.[1]}=${m[2]}`),
+    );
+    expect([...barFills].sort()).toEqual([
+      `failing=${STATE_COLORS.failing}`,
+      `not tested=${STATE_COLORS.not_tested}`,
+    ]);
+    expect(svg).toContain('>not tested<');
+    expect(svg).toContain('>80%<');
+  });
+});
+
+interface HeatmapValue {
+  assessment: string;
+  category: string;
+  asr: number | null;
+  state: string;
+}
 
 describe('SVG rendering', () => {
   it('is deterministic, compiles without warnings and has no ids, scripts or external references', async () => {

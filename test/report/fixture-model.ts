@@ -455,7 +455,7 @@ function frameworkSection(key: string, seed: number): ComplianceFrameworkSection
     assessments.forEach((assessment, column) => {
       const pattern = (row * 7 + column * 3 + seed) % 11;
       if (assessment.id === LEGACY_ASSESSMENT.id) {
-        heatmapCells.push({ assessmentId: assessment.id, tag: category.tag, asr: null });
+        heatmapCells.push({ assessmentId: assessment.id, tag: category.tag, asr: null, tested: false });
         return;
       }
       const tested = row < definition.categories.length * 0.7 && pattern !== 0;
@@ -482,7 +482,7 @@ function frameworkSection(key: string, seed: number): ComplianceFrameworkSection
                 : [`goat_attack ${HOSTILE.img}`]
               : [],
       });
-      heatmapCells.push({ assessmentId: assessment.id, tag: category.tag, asr });
+      heatmapCells.push({ assessmentId: assessment.id, tag: category.tag, asr, tested });
     });
     cellsByTag.set(category.tag, cells);
   });

@@ -135,14 +135,19 @@ describe('HTML output', () => {
     expect(executive).toContain('Figures exclude 1 assessment with erroneous asr\\_by\\_category');
     // pii_extraction has no known ASR: it is shown as unknown, never as 0.0%.
     expect(executive).toMatch(/\| pii\\_extraction \| — \| — \| — \| — \|/u);
-    // The legacy assessment's slice contributes no heatmap cells, so no 0% is drawn for it.
+    // The legacy assessment's slice contributes no ASR: its cells are drawn "excluded", never as 0%.
     const heatmap = (await renderMarkdown(complianceFixture())).charts.find((chart) =>
       chart.name.startsWith('compliance-heatmap-1'),
     );
-    const values = (JSON.parse(heatmap?.specJson ?? '{}') as { data: { values: { assessment: string }[] } })
-      .data.values;
+    const values = (
+      JSON.parse(heatmap?.specJson ?? '{}') as {
+        data: { values: { assessment: string; asr: number | null; state: string }[] };
+      }
+    ).data.values;
+    const legacy = values.filter((value) => value.assessment.startsWith(LEGACY_ASSESSMENT.name.slice(0, 10)));
+    expect(legacy.length).toBeGreaterThan(0);
     expect(
-      values.filter((value) => value.assessment.startsWith(LEGACY_ASSESSMENT.name.slice(0, 10))),
+      legacy.filter((value) => value.asr !== null || value.state !== 'excluded (analytics warning)'),
     ).toEqual([]);
   });
 

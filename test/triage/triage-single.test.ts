@@ -186,7 +186,7 @@ describe('triage FINDING_ID', () => {
     expect(result.err).not.toContain('..');
     expect(result.err).toContain('a finding id is the attack_run_id of a finding in the warehouse');
     expect(result.err).toContain(
-      'airt-report query "SELECT attack_run_id, attack_name, severity FROM latest_findings"',
+      'airt-report query "SELECT attack_run_id, attack_name, severity, finding_status FROM latest_findings"',
     );
     expect(result.err).not.toContain('project, assessment');
     expect(await readJournalLines(journalFile(dir))).toMatchObject([

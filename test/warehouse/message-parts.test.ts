@@ -185,7 +185,7 @@ describe('message parts', () => {
       await run(db, downgradeStatements(version));
       await loadSnapshots(db, [FIXTURES.second]);
       expect(await rows(db, 'SELECT max(version) AS v FROM schema_version')).toEqual([{ v: SCHEMA_VERSION }]);
-      expect(SCHEMA_VERSION).toBe(5);
+      expect(SCHEMA_VERSION).toBe(6);
       expect(await rows(db, 'SELECT count(*) AS n FROM altered_values')).toEqual([{ n: 0 }]);
       const expected = (await Promise.all([FIXTURES.first, FIXTURES.second].map(partsInFiles))).flat().sort();
       expect(await partsInDb(db)).toEqual(expected);

@@ -175,7 +175,7 @@ describe('query and export', () => {
     const out = path.join(work.dir, 'rates.csv');
     const run = await cli('query', '@evaluation_pass_rates', '--db', db, '--format', 'csv', '--out', out);
     expect(run.code).toBe(0);
-    expect(await readFile(out, 'utf8')).toMatch(/^org,workspace,project_key,jobs,/);
+    expect(await readFile(out, 'utf8')).toMatch(/^org,workspace,project_key,evaluation_id,name,job_status,/);
     const unknown = await cli('query', '@nope', '--db', db);
     expect(unknown.code).toBe(2);
   });

@@ -295,7 +295,7 @@ function findingNotFound(
   return new CliError(
     `${error.request} failed with 404 not found${said ? `: ${said}` : ''}. Check the organization, workspace ` +
       '(--org, --workspace) and the finding id: a finding id is the attack_run_id of a finding in the ' +
-      'warehouse, e.g. airt-report query "SELECT attack_run_id, attack_name, severity FROM latest_findings" --db DB',
+      'warehouse, e.g. airt-report query "SELECT attack_run_id, attack_name, severity, finding_status FROM latest_findings" --db DB',
     undefined,
     { cause: error },
   );

@@ -39,6 +39,7 @@ function coverageRows(sections: readonly ComplianceFrameworkSection[]): Framewor
       totalCategories: section.totalCategories,
       failing: counts.failing,
       passing: counts.passing,
+      insufficientEvidence: counts.insufficient_evidence,
       untested: counts.not_tested,
     };
   });

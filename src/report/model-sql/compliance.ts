@@ -8,7 +8,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../../errors.js';
 import { readComplianceCategories } from '../../metrics/read-figures.js';
 import { DEFAULT_MIN_TRIALS_FOR_EVIDENCE } from '../compliance-state.js';
-import { compareFrameworkKeys, findFramework, FRAMEWORKS, frameworkTitle } from '../frameworks.js';
+import {
+  compareFrameworkKeys,
+  findFramework,
+  FRAMEWORKS,
+  frameworkTitle,
+} from '../../taxonomy/frameworks.js';
 import type { ComplianceFrameworkSection } from '../model.js';
 import { exclusionsFor } from './executive.js';
 import { isoTimestamp, num, queryRows, str } from './query.js';
@@ -117,6 +122,7 @@ export async function complianceFrameworks(
             assessmentId: String(row.assessment_id),
             tag: String(row.tag),
             asr: num(row.asr),
+            tested: true,
           })),
       },
       excludes,

@@ -1,6 +1,6 @@
 /** The executive model of one project in one snapshot, read from the warehouse. */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { frameworkTitle, compareFrameworkKeys } from '../frameworks.js';
+import { frameworkTitle, compareFrameworkKeys } from '../../taxonomy/frameworks.js';
 import type {
   EvaluationJobRow,
   ExecutiveModel,
