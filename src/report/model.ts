@@ -373,7 +373,20 @@ export interface ProjectMetricsView {
     recomputed_value: number | null;
     status: string;
     detail: string | null;
-  }[];
+  }[]; /** ASR per goal category (metric_category_asr), worst first. */
+  categories: CategoryAsrFigure[];
+}
+
+/** One goal category's pooled ASR as the JSON report shows it. */
+export interface CategoryAsrFigure {
+  id: string;
+  value: number | null;
+  numerator: number | null;
+  denominator: number | null;
+  trials: number | null;
+  evidence: 'measured' | 'insufficient_evidence';
+  source: 'recomputed';
+  excluded_assessments: string[];
 }
 
 export interface MetricFigure {
