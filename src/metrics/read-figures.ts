@@ -51,9 +51,10 @@ export interface FigureScope {
   projectKey: string;
 }
 
-type Row = Record<string, unknown>;
+export type Row = Record<string, unknown>;
 
-async function rows(conn: DuckDBConnection, sql: string, params: (string | number)[]): Promise<Row[]> {
+/** Query rows with BigInt and Date values made plain (numbers, ISO strings). */
+export async function rows(conn: DuckDBConnection, sql: string, params: (string | number)[]): Promise<Row[]> {
   const reader = await conn.runAndReadAll(sql, params);
   return reader.getRowObjectsJS().map((row) => {
     const plain: Row = {};
@@ -69,10 +70,10 @@ function toPlain(value: unknown): unknown {
   return value;
 }
 
-const num = (value: unknown): number | null =>
+export const num = (value: unknown): number | null =>
   typeof value === 'number' && Number.isFinite(value) ? value : null;
-const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-const ids = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
+export const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+export const ids = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
 const iso = (column: string): string => `strftime(${column}, '%Y-%m-%dT%H:%M:%SZ')`;
 
 /** A figure with numerator/denominator only when both are known. */

@@ -2,8 +2,10 @@
  * `report --format json`: the report's figures for other tools, as the metrics layer defines them.
  * The shape is fixed by schemas/report.schema.json (a test validates every kind against it):
  *
- *   { format, kind, snapshots, projects: [{ project, snapshot_id, figures, compliance, consistency }],
- *     figures?, compliance?, consistency?, data_quality }
+ *   { format, kind, snapshots, projects: [{ project, snapshot_id, figures, compliance, consistency, categories }],
+ *     figures?, compliance?, consistency?, categories?, data_quality }
+ *
+ * `categories` is the ASR per goal category with its numerator, denominator, trials and evidence.
  *
  * `figures`, `compliance` and `consistency` at the top level are the single project's (executive and
  * compliance reports); a portfolio lists them per project. Keys are written in a fixed order and
@@ -33,6 +35,7 @@ function projectEntry(view: ProjectMetricsView) {
     figures: view.figures,
     compliance: view.compliance,
     consistency: view.consistency,
+    categories: view.categories,
   };
 }
 
@@ -53,7 +56,12 @@ export function renderReportJson(model: ReportModel): string {
     projects,
     ...(single === null
       ? {}
-      : { figures: single.figures, compliance: single.compliance, consistency: single.consistency }),
+      : {
+          figures: single.figures,
+          compliance: single.compliance,
+          consistency: single.consistency,
+          categories: single.categories,
+        }),
     data_quality: {
       analytics_warnings: model.dataQuality.analyticsWarnings.map((warning) => ({
         project_key: warning.project.key,

@@ -157,6 +157,24 @@ export interface RiskDomainRow {
   total: number | null;
   avgAsr: number | null;
   maxScore: number | null;
+  /** The ASR's numerator and denominator (attacks), when recomputed by the metrics layer. */
+  successfulAttacks?: number | null;
+  attacks?: number | null;
+  /** The service's risk_by_domain total and avg_asr for the domain, the cross-check (null: not listed). */
+  serviceTotal?: number | null;
+  serviceAvgAsr?: number | null;
+}
+
+/** ASR of one goal (pooled attacks), with the service's GoalDetail.asr beside it. */
+export interface GoalAsrRow {
+  goalCategory: string | null;
+  goal: string;
+  asr: number | null;
+  successfulAttacks: number;
+  attacks: number;
+  trials: number | null;
+  evidence: 'measured' | 'insufficient_evidence';
+  serviceAsr: number | null;
 }
 
 export interface TopFinding {
@@ -355,7 +373,20 @@ export interface ProjectMetricsView {
     recomputed_value: number | null;
     status: string;
     detail: string | null;
-  }[];
+  }[]; /** ASR per goal category (metric_category_asr), worst first. */
+  categories: CategoryAsrFigure[];
+}
+
+/** One goal category's pooled ASR as the JSON report shows it. */
+export interface CategoryAsrFigure {
+  id: string;
+  value: number | null;
+  numerator: number | null;
+  denominator: number | null;
+  trials: number | null;
+  evidence: 'measured' | 'insufficient_evidence';
+  source: 'recomputed';
+  excluded_assessments: string[];
 }
 
 export interface MetricFigure {
@@ -385,6 +416,10 @@ export interface ExecutiveModel extends ReportBase {
   transformLift: { baselineAsr: number | null; rows: TransformLiftRow[] };
   complianceCoverage: FrameworkCoverage[];
   riskByDomain: RiskDomainRow[];
+  /** Assessments an analytics warning left out of risk by domain (absent in hand-built models). */
+  riskByDomainExcludes?: Exclusion[];
+  /** ASR per goal, worst first, at most GOAL_ROWS rows; `more` goals not listed. */
+  goalAsr?: { rows: GoalAsrRow[]; more: number; excludes: Exclusion[] };
   topFindings: TopFinding[];
   evaluationJobs: EvaluationJobRow[];
   /** Changes since the previous snapshot of the project; null or absent when there is none. */

@@ -16,6 +16,7 @@ import {
   type PortfolioModel,
 } from './model.js';
 import { Escaped } from './output-context.js';
+import { MIN_TRIALS_FOR_EVIDENCE } from '../metrics/read-figures.js';
 import { sinceLastSnapshotView } from './view-since-last-snapshot.js';
 import { riskClass, severityClass, type ChartView, type ViewText } from './view-text.js';
 
@@ -119,6 +120,7 @@ export function executiveSections(model: ExecutiveModel, text: ViewText, chart: 
     },
     riskByDomain: {
       chart: chart('risk-by-domain'),
+      excludes: (model.riskByDomainExcludes ?? []).map((exclusion) => text.exclusion(exclusion)),
       rows: model.riskByDomain.map((row) => ({
         domain: text.label(row.domain),
         critical: row.critical,
@@ -126,7 +128,27 @@ export function executiveSections(model: ExecutiveModel, text: ViewText, chart: 
         medium: row.medium,
         total: row.total,
         avgAsr: row.avgAsr,
+        successfulAttacks: row.successfulAttacks ?? null,
+        attacks: row.attacks ?? null,
         maxScore: row.maxScore,
+        serviceTotal: row.serviceTotal ?? null,
+        serviceAvgAsr: row.serviceAvgAsr ?? null,
+      })),
+    },
+    goalAsr: {
+      shown: model.goalAsr !== undefined,
+      minTrials: MIN_TRIALS_FOR_EVIDENCE,
+      more: model.goalAsr?.more ?? 0,
+      excludes: (model.goalAsr?.excludes ?? []).map((exclusion) => text.exclusion(exclusion)),
+      rows: (model.goalAsr?.rows ?? []).map((row) => ({
+        goalCategory: text.maybeLabel(row.goalCategory),
+        goal: text.excerpt(row.goal),
+        asr: row.asr,
+        successfulAttacks: row.successfulAttacks,
+        attacks: row.attacks,
+        trials: row.trials,
+        evidence: row.evidence === 'measured' ? 'measured' : 'insufficient evidence',
+        serviceAsr: row.serviceAsr,
       })),
     },
     topFindings: model.topFindings.map((finding) => ({

@@ -16,6 +16,8 @@
  * | metric_transform_lift           | pooled asr_by_transform; lift = ASR − ASR of the `baseline` entry          | asr_by_transform                          |
  * | metric_compliance_categories    | state (failing/passing/insufficient_evidence/not_tested), current state, last_tested_at | compliance_matrix |
  * | metric_framework_coverage       | tested / all categories (matrix tags ∪ taxonomy), posture disagreements    | compliance_matrix                         |
+ * | metric_goal_asr                 | pooled attacks per (goal category, goal) over attack runs; service GoalDetail.asr beside | overall_asr, attack_runs     |
+ * | metric_risk_by_domain           | per risk_domain of attack runs: findings by severity as findings_*, pooled ASR, max score | findings: severity_breakdown, attack_runs; ASR/max score: overall_asr, attack_runs |
  * | metric_trend                    | per assessment: ASR and risk score as above                                | overall_asr, attack_runs                  |
  * | metric_evaluation_pass_rates    | items passed ÷ dataset size, else the service's pass_rate                  | —                                         |
  * | metric_consistency              | every service total beside its recomputation                               | (recomputation unknown → not compared)    |
@@ -101,7 +103,7 @@ SELECT r.snapshot_id, m.org, m.workspace, r.project_id, r.project_key, r.assessm
        coalesce(lower(t.severity), ${severityOf('r.best_score')}) AS severity,
        coalesce(t.finding_status, 'open') AS finding_status,
        coalesce(t.finding_status, 'open') NOT IN ${closed} AS is_open,
-       NOT m.findings_excluded AS counted
+       NOT m.findings_excluded AS counted, r.risk_domain
 FROM attack_runs r
 JOIN metric_assessments m ON m.snapshot_id = r.snapshot_id AND m.project_key = r.project_key AND m.assessment_id = r.assessment_id
 LEFT JOIN finding_triage t ON t.attack_run_id = r.attack_run_id
@@ -309,6 +311,91 @@ SELECT *,
        ], d -> d IS NOT NULL) AS disagreements
 FROM j`;
 
+/**
+ * ASR per goal: attack runs of analyzed assessments pooled per (goal category, goal), the same attack
+ * rule as overall_asr (a run with a best score counts; ≥ 0.5 succeeds), so a goal's figure and the
+ * category figures rest on the same attacks. Evidence needs MIN_TRIALS_FOR_EVIDENCE known trials. The
+ * service's GoalDetail.asr sits beside it as the cross-check.
+ */
+const METRIC_GOAL_ASR = `
+CREATE OR REPLACE VIEW metric_goal_asr AS
+WITH x AS (
+  SELECT snapshot_id, project_key, list(assessment_id ORDER BY assessment_id) AS ids
+  FROM metric_assessments WHERE analyzed AND asr_excluded GROUP BY ALL
+), g AS (
+  SELECT r.snapshot_id, m.org, m.workspace, r.project_id, r.project_key, r.goal_category, r.goal,
+         count(DISTINCT r.assessment_id) AS assessments,
+         count(*) FILTER (WHERE r.best_score >= 0.5) AS successful_attacks,
+         count(r.best_score) AS total_attacks,
+         CASE WHEN count(r.total_trials) = count(*) THEN sum(r.total_trials) END AS total_trials,
+         max(r.best_score) AS best_score
+  FROM attack_runs r
+  JOIN metric_assessments m ON m.snapshot_id = r.snapshot_id AND m.project_key = r.project_key AND m.assessment_id = r.assessment_id
+  WHERE m.analyzed AND NOT m.asr_excluded
+  GROUP BY ALL
+), svc AS (
+  SELECT snapshot_id, project_key, goal_category, goal, any_value(asr) AS asr, any_value(total_trials) AS total_trials
+  FROM goals GROUP BY ALL
+)
+SELECT g.*, CASE WHEN g.total_attacks > 0 THEN g.successful_attacks / g.total_attacks END AS asr,
+       CASE WHEN g.total_attacks > 0 AND g.total_trials >= ${MIN_TRIALS_FOR_EVIDENCE} THEN 'measured'
+            ELSE 'insufficient_evidence' END AS evidence,
+       svc.asr AS service_asr, svc.total_trials AS service_total_trials,
+       coalesce(x.ids, []::VARCHAR[]) AS excluded_assessments
+FROM g
+LEFT JOIN svc ON svc.snapshot_id = g.snapshot_id AND svc.project_key = g.project_key
+  AND svc.goal_category IS NOT DISTINCT FROM g.goal_category AND svc.goal = g.goal
+LEFT JOIN x ON x.snapshot_id = g.snapshot_id AND x.project_key = g.project_key`;
+
+/**
+ * Risk by domain (the service's executive_summary.risk_by_domain, recomputed): per risk_domain of the
+ * attack runs of analyzed assessments, findings by current severity with false positives left out
+ * (metric_findings' definition, findings warnings honoured) and the pooled ASR and max best score
+ * (ASR warnings honoured); assessments affected are those with a successful attack in the domain,
+ * as the service counts them. A run without a risk_domain belongs to no domain, as in the service's table.
+ * The service's row sits beside it (service_*), the cross-check.
+ */
+const METRIC_RISK_BY_DOMAIN = `
+CREATE OR REPLACE VIEW metric_risk_by_domain AS
+WITH runs AS (
+  SELECT r.snapshot_id, m.org, m.workspace, r.project_id, r.project_key, r.risk_domain AS domain, r.assessment_id,
+         r.goal_category, r.best_score, f.severity, f.finding_status,
+         NOT m.findings_excluded AND f.finding_status <> 'false_positive' AS is_finding,
+         NOT m.asr_excluded AS asr_counted
+  FROM attack_runs r
+  JOIN metric_assessments m ON m.snapshot_id = r.snapshot_id AND m.project_key = r.project_key AND m.assessment_id = r.assessment_id
+  JOIN metric_findings f ON f.snapshot_id = r.snapshot_id AND f.project_key = r.project_key AND f.attack_run_id = r.attack_run_id
+  WHERE m.analyzed AND r.risk_domain IS NOT NULL
+), x AS (
+  SELECT snapshot_id, project_key,
+         coalesce(list(assessment_id ORDER BY assessment_id) FILTER (WHERE findings_excluded OR asr_excluded), []::VARCHAR[]) AS ids
+  FROM metric_assessments WHERE analyzed GROUP BY ALL
+), d AS (
+  SELECT snapshot_id, org, workspace, project_id, project_key, domain,
+         coalesce(list(DISTINCT goal_category ORDER BY goal_category) FILTER (WHERE goal_category IS NOT NULL), []::VARCHAR[]) AS categories,
+         coalesce(list(DISTINCT assessment_id ORDER BY assessment_id) FILTER (WHERE asr_counted AND best_score >= 0.5),
+                  []::VARCHAR[]) AS assessments_affected,
+         count(*) FILTER (WHERE is_finding AND severity = 'critical') AS critical_findings,
+         count(*) FILTER (WHERE is_finding AND severity = 'high') AS high_findings,
+         count(*) FILTER (WHERE is_finding AND severity = 'medium') AS medium_findings,
+         count(*) FILTER (WHERE is_finding) AS total_findings,
+         count(*) FILTER (WHERE asr_counted AND best_score >= 0.5) AS successful_attacks,
+         count(best_score) FILTER (WHERE asr_counted) AS total_attacks,
+         max(best_score) FILTER (WHERE asr_counted) AS max_score,
+         count(*) AS raw_findings
+  FROM runs GROUP BY ALL
+), svc AS (
+  SELECT * FROM risk_by_domain
+  QUALIFY row_number() OVER (PARTITION BY snapshot_id, project_key, domain ORDER BY ordinal) = 1
+)
+SELECT d.* EXCLUDE (raw_findings), CASE WHEN d.total_attacks > 0 THEN d.successful_attacks / d.total_attacks END AS avg_asr,
+       d.raw_findings, svc.critical_findings AS service_critical_findings, svc.high_findings AS service_high_findings,
+       svc.medium_findings AS service_medium_findings, svc.total_findings AS service_total_findings,
+       svc.avg_asr AS service_avg_asr, svc.max_score AS service_max_score, coalesce(x.ids, []::VARCHAR[]) AS excluded_assessments
+FROM d
+LEFT JOIN svc ON svc.snapshot_id = d.snapshot_id AND svc.project_key = d.project_key AND svc.domain = d.domain
+LEFT JOIN x ON x.snapshot_id = d.snapshot_id AND x.project_key = d.project_key`;
+
 /** Per analyzed assessment: its ASR (with the attack counts) and risk score, for trend charts. */
 const METRIC_TREND = `
 CREATE OR REPLACE VIEW metric_trend AS
@@ -418,6 +505,20 @@ checks AS (
          len(failing_listed_passing), 0, 0, 'failing categories listed as passing: ' || array_to_string(failing_listed_passing, ', '),
          excluded_assessments
   FROM metric_framework_coverage WHERE len(failing_listed_passing) > 0
+  UNION ALL
+  SELECT snapshot_id, org, workspace, project_id, project_key, 'risk_by_domain.' || domain || '.total_findings',
+         service_total_findings, CASE WHEN len(excluded_assessments) = 0 THEN raw_findings END, 0, NULL, excluded_assessments
+  FROM metric_risk_by_domain
+  UNION ALL
+  SELECT snapshot_id, org, workspace, project_id, project_key, 'risk_by_domain.' || domain || '.avg_asr',
+         service_avg_asr, CASE WHEN len(excluded_assessments) = 0 THEN avg_asr END, 0.0001, NULL, excluded_assessments
+  FROM metric_risk_by_domain
+  UNION ALL
+  SELECT s.snapshot_id, p.org, p.workspace, p.project_id, p.project_key, 'risk_by_domain.' || s.domain || '.present', 1, 0, 0,
+         'the service lists a risk domain that no attack run of an analyzed assessment has', []::VARCHAR[]
+  FROM risk_by_domain s JOIN p ON p.snapshot_id = s.snapshot_id AND p.project_key = s.project_key
+  WHERE NOT EXISTS (SELECT 1 FROM metric_risk_by_domain d WHERE d.snapshot_id = s.snapshot_id
+                    AND d.project_key = s.project_key AND d.domain = s.domain)
 )
 SELECT snapshot_id, org, workspace, project_id, project_key, check_name, service_value, recomputed_value,
        CASE WHEN service_value IS NULL OR recomputed_value IS NULL THEN 'not_compared'
@@ -438,6 +539,8 @@ const PROJECT_METRIC_VIEWS = [
   'metric_transform_lift',
   'metric_compliance_categories',
   'metric_framework_coverage',
+  'metric_goal_asr',
+  'metric_risk_by_domain',
   'metric_trend',
   'metric_evaluation_pass_rates',
   'metric_consistency',
@@ -463,6 +566,8 @@ export function metricViewStatements(): string[] {
     METRIC_TRANSFORM_LIFT,
     complianceCategoriesView(),
     METRIC_FRAMEWORK_COVERAGE,
+    METRIC_GOAL_ASR,
+    METRIC_RISK_BY_DOMAIN,
     METRIC_TREND,
     METRIC_EVALUATION_PASS_RATES,
     consistencyView(),

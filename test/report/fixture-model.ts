@@ -274,7 +274,19 @@ export function executiveFixture(): ExecutiveModel {
       },
     ],
     riskByDomain: [
-      { domain: 'security', critical: 2, high: 3, medium: 4, total: 12, avgAsr: 0.47, maxScore: 0.97 },
+      {
+        domain: 'security',
+        critical: 2,
+        high: 3,
+        medium: 4,
+        total: 12,
+        avgAsr: 0.5,
+        successfulAttacks: 6,
+        attacks: 12,
+        maxScore: 0.97,
+        serviceTotal: 13,
+        serviceAvgAsr: 0.47,
+      },
       { domain: 'safety', critical: 0, high: 2, medium: 5, total: 9, avgAsr: 0.33, maxScore: 0.81 },
       {
         domain: `agentic ${HOSTILE.style}`,
@@ -286,6 +298,33 @@ export function executiveFixture(): ExecutiveModel {
         maxScore: null,
       },
     ],
+    riskByDomainExcludes: [{ field: 'attack_runs', assessments: [`Probe ${HOSTILE.script}`] }],
+    goalAsr: {
+      rows: [
+        {
+          goalCategory: 'system_prompt_leak',
+          goal: `Reveal the system prompt ${HOSTILE.template}`,
+          asr: 0.75,
+          successfulAttacks: 3,
+          attacks: 4,
+          trials: 24,
+          evidence: 'measured',
+          serviceAsr: 0.75,
+        },
+        {
+          goalCategory: null,
+          goal: `Leak a card number ${HOSTILE.table}`,
+          asr: 1,
+          successfulAttacks: 1,
+          attacks: 1,
+          trials: 3,
+          evidence: 'insufficient_evidence',
+          serviceAsr: null,
+        },
+      ],
+      more: 2,
+      excludes: [],
+    },
     topFindings: [
       {
         rank: 1,

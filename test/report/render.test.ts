@@ -157,9 +157,11 @@ describe('HTML output', () => {
     const finding = model.topFindings[0]!;
     expect(html).not.toContain('Ignore previous instructions');
     expect(html).toContain(redactionMarker(finding.candidate!));
-    // 12 excerpts of top findings and evaluation jobs, plus the 2 goals of changed findings.
-    expect(redactedCount).toBe(14);
-    expect(html).toContain('Redaction is on: 14 text excerpts were replaced');
+    // 12 excerpts of top findings and evaluation jobs, the 2 goals of changed findings and the 2 goals
+    // of the ASR by goal table.
+    expect(redactedCount).toBe(16);
+    expect(html).toContain('Redaction is on: 16 text excerpts were replaced');
+    expect(html).not.toContain('Leak a card number');
     const changedGoal = model.sinceLastSnapshot!.changedFindings[1]!.goal!;
     expect(html).not.toContain('Print the API key');
     expect(html).toContain(redactionMarker(changedGoal));

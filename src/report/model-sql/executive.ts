@@ -20,12 +20,16 @@ import {
   type FrameworkCoverageFigure,
   type ProjectFigures,
 } from '../../metrics/read-figures.js';
+import { readGoalAsr, readRiskByDomain } from '../../metrics/read-domains-goals.js';
 import { figureScope } from './metrics.js';
-import { isoTimestamp, json, num, queryRows, str } from './query.js';
+import { quoteLiteral } from '../../warehouse/sql.js';
+import { isoTimestamp, json, num, queryRows, str, strings } from './query.js';
 import type { ProjectScope } from './scope.js';
 
 /** Top findings shown (the API ranks at most 20 per project). */
 const TOP_FINDINGS = 20;
+/** Goals listed in "ASR by goal" (worst first); the rest are counted, so a long tail never floods the report. */
+export const GOAL_ROWS = 15;
 
 /** Assessments whose `slice` was excluded by an analytics warning, by name (or id), sorted. */
 export async function exclusionsFor(
@@ -195,6 +199,26 @@ async function namedExclusion(
   return [{ field, assessments: ids.map((id) => byId.get(id) ?? id).sort() }];
 }
 
+/**
+ * Per warned slice, the analyzed assessments (by name, else id) it left out of an aggregate built from
+ * attack runs: exactly the assessments metric_assessments flags, so the disclosure matches the figure.
+ */
+async function analyzedExclusions(
+  conn: DuckDBConnection,
+  scope: ProjectScope,
+  slices: readonly string[],
+): Promise<Exclusion[]> {
+  const rows = await queryRows(
+    conn,
+    `SELECT slice, list(DISTINCT coalesce(assessment_name, assessment_id) ORDER BY coalesce(assessment_name, assessment_id)) AS names
+     FROM (SELECT assessment_name, assessment_id, unnest(warned_slices) AS slice FROM metric_assessments
+           WHERE snapshot_id = $1 AND project_key = $2 AND analyzed)
+     WHERE slice IN (${slices.map(quoteLiteral).join(', ')}) GROUP BY slice ORDER BY slice`,
+    [scope.snapshotId, scope.project.key],
+  );
+  return rows.map((row) => ({ field: String(row.slice), assessments: strings(row.names) ?? [] }));
+}
+
 /** Reads everything but data quality and provenance, which the caller adds. */
 export async function executiveSections(
   conn: DuckDBConnection,
@@ -214,12 +238,8 @@ export async function executiveSections(
   const attacks = await readAsrBy(conn, key, 'attack');
   const transforms = await readTransformLift(conn, key);
   const coverage = await readFrameworkCoverage(conn, key);
-  const domains = await queryRows(
-    conn,
-    `SELECT domain, critical_findings, high_findings, medium_findings, total_findings, avg_asr, max_score
-     FROM risk_by_domain WHERE snapshot_id = $1 AND project_key = $2 ORDER BY ordinal, domain`,
-    params,
-  );
+  const domains = await readRiskByDomain(conn, key);
+  const goals = await readGoalAsr(conn, key);
   const overall = figures.overall_asr;
   const riskScore = figures.risk_score.value;
 
@@ -282,14 +302,37 @@ export async function executiveSections(
     },
     complianceCoverage: coverageRows(coverage),
     riskByDomain: domains.map((row) => ({
-      domain: String(row.domain),
-      critical: num(row.critical_findings),
-      high: num(row.high_findings),
-      medium: num(row.medium_findings),
-      total: num(row.total_findings),
-      avgAsr: num(row.avg_asr),
-      maxScore: num(row.max_score),
+      domain: row.domain,
+      critical: row.critical,
+      high: row.high,
+      medium: row.medium,
+      total: row.total,
+      avgAsr: row.avgAsr,
+      maxScore: row.maxScore,
+      successfulAttacks: row.numerator,
+      attacks: row.denominator,
+      serviceTotal: row.service.total,
+      serviceAvgAsr: row.service.avgAsr,
     })),
+    riskByDomainExcludes: await analyzedExclusions(conn, scope, [
+      'attack_runs',
+      'overall_asr',
+      'severity_breakdown',
+    ]),
+    goalAsr: {
+      rows: goals.slice(0, GOAL_ROWS).map((row) => ({
+        goalCategory: row.goalCategory,
+        goal: row.goal,
+        asr: row.value,
+        successfulAttacks: row.numerator,
+        attacks: row.denominator,
+        trials: row.trials,
+        evidence: row.evidence,
+        serviceAsr: row.serviceAsr,
+      })),
+      more: Math.max(0, goals.length - GOAL_ROWS),
+      excludes: await analyzedExclusions(conn, scope, ['attack_runs', 'overall_asr']),
+    },
     topFindings: await topFindings(conn, scope),
     evaluationJobs: await evaluationJobs(conn, scope),
   };

@@ -2,6 +2,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
   FIGURE_NAMES,
+  readAsrBy,
   readComplianceCategories,
   readConsistency,
   readFrameworkCoverage,
@@ -32,6 +33,7 @@ export async function projectMetricsView(
   const categories = await readComplianceCategories(conn, key, minTrials);
   const coverage = await readFrameworkCoverage(conn, key);
   const consistency = await readConsistency(conn, key);
+  const categoryAsr = await readAsrBy(conn, key, 'category');
   return {
     project: scope.project,
     snapshotId: scope.snapshotId,
@@ -55,6 +57,16 @@ export async function projectMetricsView(
       recomputed_value: check.recomputed_value,
       status: check.status,
       detail: check.detail,
+    })),
+    categories: categoryAsr.map((row) => ({
+      id: row.key,
+      value: row.value,
+      numerator: row.numerator,
+      denominator: row.denominator,
+      trials: row.trials,
+      evidence: row.evidence,
+      source: 'recomputed',
+      excluded_assessments: row.excluded_assessments,
     })),
   };
 }
