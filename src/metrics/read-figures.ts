@@ -338,15 +338,28 @@ export interface ConsistencyCheck {
   detail: string | null;
 }
 
-/** Every service total beside its recomputation, by check name. */
+/**
+ * Every service total beside its recomputation: disagreements first, then checks not compared, then
+ * the ones that agree, each group by check name (an auditor reads the problems first). A check not
+ * compared says why in `detail`: the service sent no value, or the recomputation left out assessments
+ * whose slice an analytics warning flags (a partial sum is no cross-check).
+ */
 export async function readConsistency(
   conn: DuckDBConnection,
   scope: FigureScope,
 ): Promise<ConsistencyCheck[]> {
   const found = await rows(
     conn,
-    `SELECT check_name, service_value, recomputed_value, status, detail FROM metric_consistency
-     WHERE ${WHERE} ORDER BY check_name`,
+    `SELECT check_name, service_value, recomputed_value, status,
+            coalesce(detail, CASE WHEN status = 'not_compared' THEN
+              CASE WHEN service_value IS NULL THEN 'the service did not send this total'
+                   WHEN len(excluded_assessments) > 0 THEN 'the recomputation leaves out ' || len(excluded_assessments)
+                     || CASE WHEN len(excluded_assessments) = 1 THEN ' assessment' ELSE ' assessments' END
+                     || ' flagged by analytics warnings: ' || array_to_string(excluded_assessments, ', ')
+                   ELSE 'no recomputation is possible from the loaded data' END END) AS detail
+     FROM metric_consistency
+     WHERE ${WHERE}
+     ORDER BY CASE status WHEN 'disagrees' THEN 0 WHEN 'not_compared' THEN 1 ELSE 2 END, check_name`,
     params(scope),
   );
   return found.map((row) => ({
