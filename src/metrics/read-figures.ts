@@ -341,8 +341,8 @@ export interface ConsistencyCheck {
 /**
  * Every service total beside its recomputation: disagreements first, then checks not compared, then
  * the ones that agree, each group by check name (an auditor reads the problems first). A check not
- * compared says why in `detail`: the service sent no value, or the recomputation left out assessments
- * whose slice an analytics warning flags (a partial sum is no cross-check).
+ * compared says why in `detail` (metric_consistency: the service sent no value, or the recomputation
+ * left out assessments whose slice an analytics warning flags, as a partial sum is no cross-check).
  */
 export async function readConsistency(
   conn: DuckDBConnection,
@@ -350,13 +350,7 @@ export async function readConsistency(
 ): Promise<ConsistencyCheck[]> {
   const found = await rows(
     conn,
-    `SELECT check_name, service_value, recomputed_value, status,
-            coalesce(detail, CASE WHEN status = 'not_compared' THEN
-              CASE WHEN service_value IS NULL THEN 'the service did not send this total'
-                   WHEN len(excluded_assessments) > 0 THEN 'the recomputation leaves out ' || len(excluded_assessments)
-                     || CASE WHEN len(excluded_assessments) = 1 THEN ' assessment' ELSE ' assessments' END
-                     || ' flagged by analytics warnings: ' || array_to_string(excluded_assessments, ', ')
-                   ELSE 'no recomputation is possible from the loaded data' END END) AS detail
+    `SELECT check_name, service_value, recomputed_value, status, detail
      FROM metric_consistency
      WHERE ${WHERE}
      ORDER BY CASE status WHEN 'disagrees' THEN 0 WHEN 'not_compared' THEN 1 ELSE 2 END, check_name`,
