@@ -339,15 +339,22 @@ export interface ConsistencyCheck {
   detail: string | null;
 }
 
-/** Every service total beside its recomputation, by check name. */
+/**
+ * Every service total beside its recomputation: disagreements first, then checks not compared, then
+ * the ones that agree, each group by check name (an auditor reads the problems first). A check not
+ * compared says why in `detail` (metric_consistency: the service sent no value, or the recomputation
+ * left out assessments whose slice an analytics warning flags, as a partial sum is no cross-check).
+ */
 export async function readConsistency(
   conn: DuckDBConnection,
   scope: FigureScope,
 ): Promise<ConsistencyCheck[]> {
   const found = await rows(
     conn,
-    `SELECT check_name, service_value, recomputed_value, status, detail FROM metric_consistency
-     WHERE ${WHERE} ORDER BY check_name`,
+    `SELECT check_name, service_value, recomputed_value, status, detail
+     FROM metric_consistency
+     WHERE ${WHERE}
+     ORDER BY CASE status WHEN 'disagrees' THEN 0 WHEN 'not_compared' THEN 1 ELSE 2 END, check_name`,
     params(scope),
   );
   return found.map((row) => ({

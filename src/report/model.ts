@@ -261,6 +261,18 @@ export interface ConsistencyIssue {
   actual: string;
 }
 
+/** One cross-check of a service total against the metrics layer's recomputation (all are listed). */
+export interface ConsistencyCheckEntry {
+  project: ProjectRef;
+  /** Check name, e.g. `total_findings` or `coverage_pct.owasp_llm`. */
+  check: string;
+  serviceValue: number | null;
+  recomputedValue: number | null;
+  status: 'agrees' | 'disagrees' | 'not_compared';
+  /** Why it disagrees or was not compared; null when there is nothing to add. */
+  detail: string | null;
+}
+
 /** Everything that limits how far the numbers can be trusted. All lists empty = explicit empty state. */
 export interface DataQuality {
   analyticsWarnings: AnalyticsWarningEntry[];
@@ -270,7 +282,13 @@ export interface DataQuality {
   failedRequests: FailedRequestEntry[];
   truncatedTrialLists: TruncatedTrialList[];
   schemaDrift: SchemaDriftEntry[];
+  /** The disagreeing cross-checks (the JSON report's `consistency_issues`). */
   consistency: ConsistencyIssue[];
+  /**
+   * Every cross-check, disagreements first (absent in hand-built models). Listing the ones that agree
+   * lets an auditor see what was checked, not only what failed.
+   */
+  consistencyChecks?: ConsistencyCheckEntry[];
 }
 
 export interface SnapshotProvenance {
@@ -523,6 +541,7 @@ export function emptyDataQuality(): DataQuality {
     truncatedTrialLists: [],
     schemaDrift: [],
     consistency: [],
+    consistencyChecks: [],
   };
 }
 
@@ -543,5 +562,8 @@ export function reportDataAsOf(model: ReportModel): string | null {
 
 /** True when the data-quality section has nothing to report. */
 export function isDataQualityClean(quality: DataQuality): boolean {
-  return Object.values(quality).every((list: unknown[]) => list.length === 0);
+  // The cross-checks that agree are a record of what was checked, not an issue (disagreements are in
+  // `consistency`).
+  const { consistencyChecks: _checks, ...issues } = quality;
+  return Object.values(issues).every((list: unknown[]) => list.length === 0);
 }

@@ -17,6 +17,7 @@ import {
   type ReportModel,
 } from './model.js';
 import { Escaped } from './output-context.js';
+import { consistencyChecksView } from './view-consistency.js';
 import { complianceSections, executiveSections, portfolioSections } from './view-sections.js';
 import type { ChartView, ViewText } from './view-text.js';
 
@@ -77,6 +78,7 @@ function dataQualityView(text: ViewText, quality: DataQuality, multiProject: boo
       expected: text.label(entry.expected),
       actual: text.label(entry.actual),
     })),
+    checks: consistencyChecksView(text, quality.consistencyChecks, multiProject),
   };
 }
 

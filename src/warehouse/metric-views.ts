@@ -524,7 +524,13 @@ SELECT snapshot_id, org, workspace, project_id, project_key, check_name, service
        CASE WHEN service_value IS NULL OR recomputed_value IS NULL THEN 'not_compared'
             WHEN abs(service_value - recomputed_value) <= tolerance AND detail IS NULL THEN 'agrees'
             ELSE 'disagrees' END AS status,
-       detail, excluded_assessments
+       -- A check not compared says why (read by the reports and @consistency alike).
+       coalesce(detail, CASE WHEN service_value IS NULL THEN 'the service did not send this total'
+         WHEN recomputed_value IS NULL AND len(excluded_assessments) > 0 THEN 'the recomputation leaves out '
+           || len(excluded_assessments) || CASE WHEN len(excluded_assessments) = 1 THEN ' assessment' ELSE ' assessments' END
+           || ' flagged by analytics warnings: ' || array_to_string(excluded_assessments, ', ')
+         WHEN recomputed_value IS NULL THEN 'no recomputation is possible from the loaded data' END) AS detail,
+       excluded_assessments
 FROM checks`;
 }
 

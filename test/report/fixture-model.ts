@@ -149,6 +149,41 @@ function dataQuality(): DataQuality {
     consistency: [
       { check: 'summary total_trials equals the sum over assessments', expected: '1,240', actual: '1,180' },
     ],
+    // Every cross-check (the view puts the disagreement first although it is listed last here).
+    consistencyChecks: [
+      ...['total_assessments', 'total_attacks'].map((check) => ({
+        project,
+        check,
+        serviceValue: 4,
+        recomputedValue: 4,
+        status: 'agrees' as const,
+        detail: null,
+      })),
+      {
+        project,
+        check: 'overall_asr',
+        serviceValue: 0.42,
+        recomputedValue: null,
+        status: 'not_compared' as const,
+        detail: `the recomputation leaves out 1 assessment flagged by analytics warnings: ${HOSTILE.table}`,
+      },
+      {
+        project,
+        check: `coverage_pct.${HOSTILE.backticks}`,
+        serviceValue: 0.1,
+        recomputedValue: 10,
+        status: 'disagrees' as const,
+        detail: `the service sent coverage_pct as a fraction ${HOSTILE.script}`,
+      },
+      {
+        project,
+        check: 'total_findings',
+        serviceValue: 3,
+        recomputedValue: 9,
+        status: 'disagrees' as const,
+        detail: null,
+      },
+    ],
   };
 }
 
@@ -646,6 +681,17 @@ export function portfolioFixture(): PortfolioModel {
     ],
     dataQuality: {
       ...dataQuality(),
+      consistencyChecks: [
+        ...(dataQuality().consistencyChecks ?? []),
+        {
+          project: other,
+          check: 'total_attacks',
+          serviceValue: 30,
+          recomputedValue: 30,
+          status: 'agrees',
+          detail: null,
+        },
+      ],
       // Two projects each with an assessment of the same name: only the project tells the rows apart.
       analyticsWarnings: [
         {

@@ -278,19 +278,24 @@ describe('loading the fixture snapshots', () => {
     expect(jobs[2]?.analytics_pass_rate).toBeNull();
   });
 
-  it('lists the deliberate disagreement of the fixture in @consistency', async () => {
+  it('lists every check in @consistency, the deliberate disagreement of the fixture first', async () => {
     const result = await rows(db, stripSemicolon((await readNamedQuery('consistency')).sql));
-    expect(result).toEqual([
-      {
-        snapshot_id: '20260301T060000Z-first',
-        project_key: 'support-agent',
-        assessment_id: null,
-        check_name: 'total_reports',
-        service_value: 2,
-        recomputed_value: 1,
-        excluded_assessments: 0,
-      },
-    ]);
+    expect(result[0]).toEqual({
+      snapshot_id: '20260301T060000Z-first',
+      project_key: 'support-agent',
+      assessment_id: null,
+      check_name: 'total_reports',
+      status: 'disagrees',
+      service_value: 2,
+      recomputed_value: 1,
+      detail: null,
+      excluded_assessments: 0,
+    });
+    expect(result.filter((row) => row.status === 'disagrees')).toHaveLength(1);
+    // The checks that agree are listed too, so a reader sees what was checked.
+    const agreeing = result.filter((row) => row.status === 'agrees').map((row) => row.check_name);
+    expect(agreeing).toEqual(expect.arrayContaining(['total_findings', 'total_attacks', 'overall_asr']));
+    expect(result.findIndex((row) => row.status === 'agrees')).toBeGreaterThan(0);
   });
 
   it('knows the triage state of findings and hides closed ones from @top_open_findings', async () => {

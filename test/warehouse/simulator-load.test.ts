@@ -70,6 +70,9 @@ describe('loading a snapshot of the simulator', () => {
   it("agrees with the service's own totals", async () => {
     const { readNamedQuery } = await import('../../src/warehouse/named-queries.js');
     const consistency = await runQuery(db, (await readNamedQuery('consistency')).sql);
-    expect(consistency.rows).toEqual([]);
+    const status = consistency.columns.findIndex((column) => column.name === 'status');
+    expect(consistency.rows.length).toBeGreaterThan(0);
+    expect(consistency.rows.filter((row) => row[status] === 'disagrees')).toEqual([]);
+    expect(consistency.rows.filter((row) => row[status] === 'agrees').length).toBeGreaterThan(0);
   });
 });

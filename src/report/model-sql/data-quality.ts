@@ -4,7 +4,9 @@
  * schema drift and summary totals that disagree with the assessments they summarize.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { readConsistency } from '../../metrics/read-figures.js';
 import type { DataQuality } from '../model.js';
+import { figureScope } from './metrics.js';
 import type { ProjectScope } from './scope.js';
 import { json, num, placeholders, queryRows, str } from './query.js';
 
@@ -134,17 +136,21 @@ async function scopeQuality(
     });
   }
   const name = scope.project.name ?? scope.project.key;
-  for (const row of await queryRows(
-    conn,
-    `SELECT check_name, service_value, recomputed_value, detail FROM metric_consistency
-     WHERE snapshot_id = $1 AND project_key = $2 AND status = 'disagrees' ORDER BY check_name`,
-    params,
-  )) {
-    const detail = str(row.detail);
+  // One reader for every cross-check (the JSON report's `consistency` uses it too), disagreements first.
+  for (const check of await readConsistency(conn, figureScope(scope))) {
+    (quality.consistencyChecks ??= []).push({
+      project: scope.project,
+      check: check.check,
+      serviceValue: check.service_value,
+      recomputedValue: check.recomputed_value,
+      status: check.status,
+      detail: check.detail,
+    });
+    if (check.status !== 'disagrees') continue;
     quality.consistency.push({
-      check: `${name}: service ${String(row.check_name)}${detail === null ? '' : ` (${detail})`}`,
-      expected: formatValue(num(row.service_value)),
-      actual: formatValue(num(row.recomputed_value)),
+      check: `${name}: service ${check.check}${check.detail === null ? '' : ` (${check.detail})`}`,
+      expected: formatValue(check.service_value),
+      actual: formatValue(check.recomputed_value),
     });
   }
 }
@@ -204,6 +210,7 @@ export async function buildDataQuality(
     truncatedTrialLists: [],
     schemaDrift: [],
     consistency: [],
+    consistencyChecks: [],
   };
   for (const scope of scopes) await scopeQuality(conn, scope, quality);
   await snapshotQuality(
