@@ -508,7 +508,20 @@ export interface PortfolioProjectRow {
   overallAsrAttacks?: number | null;
   assessments: number | null;
   findingsBySeverity: SeverityCounts;
-  coverage: { framework: string; title: string; coveragePct: number | null }[];
+  coverage: PortfolioCoverageCell[];
+}
+
+/** One project × framework cell: coverage and, when known, its categories by state (never colour by coverage alone). */
+export interface PortfolioCoverageCell {
+  framework: string;
+  title: string;
+  coveragePct: number | null;
+  /** Category counts by state (absent in older hand-built models: the cell's state is then unknown). */
+  failing?: number | null;
+  insufficientEvidence?: number | null;
+  passing?: number | null;
+  untested?: number | null;
+  testedCategories?: number | null;
 }
 
 export interface PortfolioTrendPoint {

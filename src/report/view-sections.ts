@@ -5,6 +5,7 @@
 import { STATE_LABELS } from './charts/compliance-states.js';
 import { heatmapChartName } from './charts/catalog.js';
 import { countCategoriesByState } from './compliance-state.js';
+import { coverageCellText } from './coverage-cell-state.js';
 import { formatDate, formatPercent, riskBand } from './format.js';
 import {
   projectLabel,
@@ -259,7 +260,11 @@ export function portfolioSections(model: PortfolioModel, text: ViewText, chart: 
       severities: SEVERITY_LEVELS.map((severity) => ({ severity, count: row.findingsBySeverity[severity] })),
       coverage: frameworks.map((title) => {
         const cell = row.coverage.find((entry) => entry.title === title);
-        return { coveragePct: cell?.coveragePct ?? null, display: formatPercent(cell?.coveragePct ?? null) };
+        // The state in words beside the coverage, as in the grid: untested never reads as passing.
+        return {
+          coveragePct: cell?.coveragePct ?? null,
+          display: cell === undefined ? formatPercent(null) : coverageCellText(cell),
+        };
       }),
     })),
     asrTrend: model.asrTrend.map((point) => ({

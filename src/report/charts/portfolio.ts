@@ -1,4 +1,11 @@
 /** Portfolio charts: risk, findings and coverage per project, and overall ASR across snapshots. */
+import {
+  CELL_STATE_LABELS,
+  CELL_STATES,
+  coverageCellState,
+  coverageCellText,
+  type CellState,
+} from '../coverage-cell-state.js';
 import { riskBand } from '../format.js';
 import {
   projectLabel,
@@ -17,6 +24,7 @@ import {
   rowAxis,
   severityScale,
   STACK_ORDER,
+  STATE_COLORS,
   stackedCountAxis,
   type ChartDefinition,
   type Labeler,
@@ -86,6 +94,24 @@ export function portfolioFindingsChart(
   };
 }
 
+/** Fill per cell state: the compliance state colours; unknown is a darker grey than not tested. */
+const CELL_COLORS: Record<CellState, string> = {
+  failing: STATE_COLORS.failing,
+  insufficient_evidence: STATE_COLORS.insufficient_evidence,
+  passing: STATE_COLORS.passing,
+  not_tested: STATE_COLORS.not_tested,
+  unknown: '#7b8794',
+};
+
+/** Whole percent for the grid's narrow cells (the table beside it gives one decimal). */
+const wholePercent = (value: number | null): string =>
+  value === null ? 'unknown' : `${Math.round(value * 100)}%`;
+
+/**
+ * Project × framework grid coloured by the worst state of the tested categories (coverageCellState),
+ * never by coverage alone, with the state written in each cell (not colour alone): "70% · 2 failing",
+ * "not tested". The legend names every state, "nothing tested" always among them.
+ */
 export function portfolioCoverageChart(
   model: Pick<PortfolioModel, 'projects'>,
   label: Labeler,
@@ -95,13 +121,23 @@ export function portfolioCoverageChart(
     ...new Set(model.projects.flatMap((row) => row.coverage.map((cell) => label(cell.title)))),
   ];
   const values = model.projects.flatMap((row, index) =>
-    row.coverage
-      .filter((cell) => cell.coveragePct !== null)
-      .map((cell) => ({ project: labels[index], framework: label(cell.title), coverage: cell.coveragePct })),
+    row.coverage.map((cell) => {
+      const state = coverageCellState(cell);
+      return {
+        project: labels[index],
+        framework: label(cell.title),
+        state: CELL_STATE_LABELS[state],
+        text: coverageCellText(cell, wholePercent),
+        dark: state !== 'not_tested',
+      };
+    }),
   );
+  const used = new Set(values.map((value) => value.state));
+  const domain = CELL_STATES.map((state) => CELL_STATE_LABELS[state]);
+  const legendValues = domain.filter((state) => used.has(state) || state === CELL_STATE_LABELS.not_tested);
   return {
     name: 'portfolio-coverage',
-    title: 'Compliance coverage by project and framework',
+    title: 'Compliance coverage by project and framework (worst state of the tested categories)',
     spec: {
       ...baseSpec(GRID_CONFIG),
       height: { step: 24 },
@@ -127,18 +163,24 @@ export function portfolioCoverageChart(
           mark: { type: 'rect', stroke: '#ffffff', strokeWidth: 1 },
           encoding: {
             color: {
-              field: 'coverage',
-              type: 'quantitative',
-              scale: { domain: [0, 1], range: ['#e7f0f7', '#1f5f8b'] },
-              legend: { title: 'Coverage', format: '.0%' },
+              field: 'state',
+              type: 'nominal',
+              scale: { domain, range: CELL_STATES.map((state) => CELL_COLORS[state]) },
+              legend: {
+                title: 'Worst state of the tested categories',
+                values: legendValues,
+                orient: 'bottom',
+                direction: 'vertical',
+                labelLimit: 260,
+              },
             },
           },
         },
         {
-          mark: { type: 'text', fontSize: 11 },
+          mark: { type: 'text', fontSize: 10 },
           encoding: {
-            text: { field: 'coverage', type: 'quantitative', format: '.0%' },
-            color: { condition: { test: 'datum.coverage > 0.55', value: '#ffffff' }, value: '#1d2733' },
+            text: { field: 'text', type: 'nominal' },
+            color: { condition: { test: 'datum.dark', value: '#ffffff' }, value: '#1d2733' },
           },
         },
       ],

@@ -30,6 +30,11 @@ export async function portfolioProjects(
         framework: row.framework,
         title: row.title,
         coveragePct: row.coveragePct,
+        failing: row.failing,
+        insufficientEvidence: row.insufficientEvidence ?? null,
+        passing: row.passing,
+        untested: row.untested,
+        testedCategories: row.testedCategories,
       })),
     });
   }
