@@ -14,6 +14,14 @@ export interface StoredBody {
   status: number;
 }
 
+export interface FetchToFileOptions {
+  /**
+   * Called with the body's digest before the temp file is committed; resolving true means the caller
+   * has put the same bytes at the final path itself (a hard link), so the temp file is discarded.
+   */
+  beforeCommit?: (digest: StoredBody) => Promise<boolean>;
+}
+
 /**
  * Sends `request` through the client (auth, retries, concurrency limit, error mapping) and stores a
  * 2xx body at `finalPath`. Non-2xx answers throw the client's typed errors; no file is written.
@@ -23,6 +31,7 @@ export async function fetchToFile(
   client: ApiClient,
   request: RawRequest,
   finalPath: string,
+  options: FetchToFileOptions = {},
 ): Promise<StoredBody> {
   const { file, digest } = await client.send(request, async (response) => {
     const atomic: AtomicFile = await openAtomic(finalPath);
@@ -37,7 +46,10 @@ export async function fetchToFile(
     }
   });
   try {
-    await file.commit({ syncDir: false });
+    // The body is whole and hashed: a caller that already has these bytes elsewhere (an earlier
+    // snapshot) may put a link at the final name instead, and the temp file is dropped unsynced.
+    if (options.beforeCommit && (await options.beforeCommit(digest))) await file.discard();
+    else await file.commit({ syncDir: false });
   } catch (error) {
     await file.discard();
     throw error;

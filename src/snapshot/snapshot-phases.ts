@@ -280,7 +280,7 @@ class TrialLists {
       this.tasks.push(
         store.obtain(target, undefined, {
           extra: { assessment_updated_at: assessment.updatedAt, assessment_status: assessment.status },
-          ...(reusable && previous ? { reuse: { ...reusable, snapshotId: previous.snapshotId } } : {}),
+          ...(reusable ? { reuse: reusable } : {}),
         }),
       );
     }
@@ -357,6 +357,7 @@ async function findings(
       status: finding.httpStatus,
       fetched_at: finding.time,
       finding_id: finding.findingId,
+      stored: 'fetched',
     });
   }
 }

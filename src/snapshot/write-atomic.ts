@@ -11,7 +11,8 @@ import path from 'node:path';
 
 const TEMP_SUFFIX = '.tmp';
 
-function tempPathFor(file: string): string {
+/** A fresh hidden temp name next to `file` (same directory, so a rename never crosses filesystems). */
+export function tempPathFor(file: string): string {
   return path.join(
     path.dirname(file),
     `.${path.basename(file)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`,
