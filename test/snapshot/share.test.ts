@@ -40,7 +40,9 @@ describe('snapshots share unchanged files', () => {
     sim.setEpoch(0);
     const out = await makeTempDir('airt-share-');
     const first = await takeSnapshot(options(out));
-    expect(first.manifest.files.every((f) => f.stored === 'fetched' && f.linked_from === undefined)).toBe(true);
+    expect(first.manifest.files.every((f) => f.stored === 'fetched' && f.linked_from === undefined)).toBe(
+      true,
+    );
     const firstHashes = await dataFileHashes(first.dir);
 
     let before = sim.stats().requests;
@@ -65,7 +67,11 @@ describe('snapshots share unchanged files', () => {
     const firstByPath = new Map(first.manifest.files.map((f) => [f.path, f]));
     for (const file of second.manifest.files) {
       const old = firstByPath.get(file.path)!;
-      expect([file.records, file.issues, file.unknown_keys]).toEqual([old.records, old.issues, old.unknown_keys]);
+      expect([file.records, file.issues, file.unknown_keys]).toEqual([
+        old.records,
+        old.issues,
+        old.unknown_keys,
+      ]);
     }
     expect(second.manifest.root_sha256).toBe(first.manifest.root_sha256);
     expect((await verifySnapshot(second.dir)).ok).toBe(true);
@@ -144,7 +150,9 @@ describe('snapshots share unchanged files', () => {
       expect(file.linked_from).toBeUndefined();
       expect(inode(second.dir, file)).not.toBe(inode(first.dir, file));
     }
-    expect(second.manifest.files.filter((f) => !f.reused_from).every((f) => f.stored === 'fetched')).toBe(true);
+    expect(second.manifest.files.filter((f) => !f.reused_from).every((f) => f.stored === 'fetched')).toBe(
+      true,
+    );
     expect((await verifySnapshot(second.dir)).ok).toBe(true);
   });
 
@@ -155,7 +163,9 @@ describe('snapshots share unchanged files', () => {
       const elsewhere = await mkdtemp(path.join('/dev/shm', 'airt-share-xdev-'));
       try {
         const first = await takeSnapshot(options(elsewhere));
-        const second = await takeSnapshot(options(await makeTempDir('airt-share-xdev-'), { since: first.dir }));
+        const second = await takeSnapshot(
+          options(await makeTempDir('airt-share-xdev-'), { since: first.dir }),
+        );
         const reused = second.manifest.files.filter((f) => f.reused_from);
         expect(reused.length).toBeGreaterThan(0);
         expect(reused.every((f) => f.stored === 'copied')).toBe(true);
@@ -170,7 +180,9 @@ describe('snapshots share unchanged files', () => {
     sim.setEpoch(0);
     const out = await makeTempDir('airt-share-damaged-');
     const first = await takeSnapshot(options(out));
-    const victim = trialsOf(first.manifest.files).find((f) => TERMINAL_STATUSES.includes(f.assessment_status ?? ''))!;
+    const victim = trialsOf(first.manifest.files).find((f) =>
+      TERMINAL_STATUSES.includes(f.assessment_status ?? ''),
+    )!;
     const file = path.join(first.dir, victim.path);
     const original = await readFile(file);
     // Same size, other bytes: only the modification time gives it away without reading it.
@@ -187,7 +199,9 @@ describe('snapshots share unchanged files', () => {
     sim.setEpoch(0);
     const out = await makeTempDir('airt-share-forged-');
     const first = await takeSnapshot(options(out));
-    const victim = trialsOf(first.manifest.files).find((f) => TERMINAL_STATUSES.includes(f.assessment_status ?? ''))!;
+    const victim = trialsOf(first.manifest.files).find((f) =>
+      TERMINAL_STATUSES.includes(f.assessment_status ?? ''),
+    )!;
     const file = path.join(first.dir, victim.path);
     const { mtime, atime } = statSync(file);
     const original = await readFile(file);
@@ -202,9 +216,11 @@ describe('snapshots share unchanged files', () => {
     const result = await verifySnapshot(second.dir);
     expect(result.ok).toBe(false);
     expect(result.modified.map((m) => m.path)).toEqual([victim.path]);
-    expect(createHash('sha256').update(await readFile(path.join(second.dir, victim.path))).digest('hex')).not.toBe(
-      victim.sha256,
-    );
+    expect(
+      createHash('sha256')
+        .update(await readFile(path.join(second.dir, victim.path)))
+        .digest('hex'),
+    ).not.toBe(victim.sha256);
   });
 
   it('a manifest written before sharing existed (no stored, no linked_from) still verifies and serves as --since', async () => {
