@@ -85,7 +85,7 @@ export class RunState {
   rowsLoaded: number | null = null;
   diffCounts: { new: number; resolved: number; regressed: number; persisting: number } | null = null;
   gateResults: GateResult[] = [];
-  retention: { kept: string[]; deleted: string[] } | null = null;
+  retention: { kept: string[]; deleted: string[]; kept_bytes: number; freed_bytes: number } | null = null;
   lockLost = false;
   /** The step running when the signal aborted the run; null while not interrupted. */
   interruptedDuring: StepName | null = null;

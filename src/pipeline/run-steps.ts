@@ -6,6 +6,8 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { formatBytes } from '../snapshot/disk-usage.js';
+import type { Manifest } from '../snapshot/manifest.js';
 import { diffJson, diffMarkdown } from '../diff/diff-report.js';
 import { writeOutputFile } from '../output-file.js';
 import { baselineInScope, gatedBaselinePath, readGatedBaseline } from './gated-baseline.js';
@@ -17,7 +19,21 @@ import { fetchedFromService, nothingFetched } from './run-nothing-fetched.js';
 import { planReports, plannedReportOut } from './run-reports.js';
 import type { RunState } from './run-state.js';
 
-/** 1. Snapshot, reusing unchanged trial files of the newest finished snapshot on disk. */
+/**
+ * The snapshot `run` passes as `--since`: the newest complete snapshot of this org and workspace on
+ * disk (listFinishedSnapshots only lists finished directories whose manifest names this workspace),
+ * else the newest partial one that fetched anything. Partial ones are only a fallback: every file a
+ * manifest lists is vouched for, but a partial snapshot lacks the lists that failed, so the newest
+ * complete one usually shares more. One that fetched nothing from the service has nothing to share.
+ */
+export function sinceSnapshot<T extends { manifest: Manifest }>(
+  finishedOldestFirst: readonly T[],
+): T | undefined {
+  const usable = finishedOldestFirst.filter((snapshot) => fetchedFromService(snapshot.manifest));
+  return usable.filter((snapshot) => snapshot.manifest.status === 'complete').at(-1) ?? usable.at(-1);
+}
+
+/** 1. Snapshot, sharing unchanged files of the previous complete snapshot on disk (see sinceSnapshot). */
 export async function snapshotStep(state: RunState): Promise<void> {
   const { config, effects } = state;
   await state.step('snapshot', [], async () => {
@@ -25,12 +41,9 @@ export async function snapshotStep(state: RunState): Promise<void> {
       import('../snapshot/take-snapshot.js'),
       import('../snapshot/progress.js'),
     ]);
-    // A snapshot that fetched nothing from the service has no trial files to reuse.
-    const previous = (
-      await listFinishedSnapshots(state.workspaceDir, config.connection.org, config.connection.workspace)
-    )
-      .filter((snapshot) => fetchedFromService(snapshot.manifest))
-      .at(-1);
+    const previous = sinceSnapshot(
+      await listFinishedSnapshots(state.workspaceDir, config.connection.org, config.connection.workspace),
+    );
     state.since = previous?.dir ?? null;
     const isTTY = effects.stderrIsTTY ?? false;
     const progress = createProgress({
@@ -366,8 +379,18 @@ export async function retentionStep(state: RunState): Promise<void> {
       keepLast,
       protect: [snapshot.snapshotId],
     });
-    state.retention = result;
-    return { detail: `kept ${result.kept.length}, deleted ${result.deleted.length}` };
+    // Bytes per inode: snapshots share unchanged files, so per-directory sums would overstate both.
+    state.retention = {
+      kept: result.kept,
+      deleted: result.deleted,
+      kept_bytes: result.keptBytes,
+      freed_bytes: result.freedBytes,
+    };
+    return {
+      detail:
+        `kept ${result.kept.length} (${formatBytes(result.keptBytes)} on disk), ` +
+        `deleted ${result.deleted.length} (${formatBytes(result.freedBytes)} freed)`,
+    };
   });
 }
 

@@ -120,7 +120,7 @@ export interface RunSummary {
     GateResult,
     'gate' | 'project' | 'status' | 'status_text' | 'trips' | 'value' | 'op' | 'threshold'
   >[];
-  retention: { kept: string[]; deleted: string[] } | null;
+  retention: { kept: string[]; deleted: string[]; kept_bytes: number; freed_bytes: number } | null;
   /** Problems worth a look that did not fail the run (unknown projects, compromised lock, …). */
   warnings: string[];
 }

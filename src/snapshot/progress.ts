@@ -7,6 +7,7 @@
  * the ETA is a rate estimate over what is known so far.
  */
 import cliProgress from 'cli-progress';
+import { formatBytes } from './disk-usage.js';
 
 export interface ProgressCounts {
   done: number;
@@ -43,11 +44,6 @@ export interface ProgressOptions {
   /** Seconds between plain lines (default 5). */
   intervalSeconds?: number;
   now?: () => number;
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 function formatSeconds(seconds: number): string {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { diskUsage } from '../../src/snapshot/disk-usage.js';
 import type { ManifestFile } from '../../src/snapshot/manifest.js';
 import { TERMINAL_STATUSES } from '../../src/snapshot/since.js';
 import { takeSnapshot, type SnapshotOptions } from '../../src/snapshot/take-snapshot.js';
@@ -74,6 +75,12 @@ describe('snapshots share unchanged files', () => {
       ]);
     }
     expect(second.manifest.root_sha256).toBe(first.manifest.root_sha256);
+    // On disk the second snapshot costs its manifest and nothing else (shared files counted once).
+    const both = await diskUsage([first.dir, second.dir]);
+    expect(both.bytes - (await diskUsage([first.dir])).bytes).toBe(
+      statSync(path.join(second.dir, 'manifest.json')).size,
+    );
+    expect(both.apparentBytes).toBeGreaterThan(both.bytes);
     expect((await verifySnapshot(second.dir)).ok).toBe(true);
     // Sharing never touched the first snapshot.
     expect(await dataFileHashes(first.dir)).toEqual(firstHashes);
