@@ -1,6 +1,6 @@
 /**
  * One GET streamed straight to disk: the body goes chunk by chunk into a hidden temp file while it is
- * hashed and counted, is fsynced, and only then renamed to its final name. Nothing holds the body in
+ * hashed and counted, and only then renamed to its final name (fsynced with the others at publishing). Nothing holds the body in
  * memory, and a body cut off mid-stream leaves no file (the client retries the request, and each
  * attempt starts a fresh temp file).
  */
@@ -49,7 +49,7 @@ export async function fetchToFile(
     // The body is whole and hashed: a caller that already has these bytes elsewhere (an earlier
     // snapshot) may put a link at the final name instead, and the temp file is dropped unsynced.
     if (options.beforeCommit && (await options.beforeCommit(digest))) await file.discard();
-    else await file.commit({ syncDir: false });
+    else await file.commit({ syncDir: false, syncFile: false });
   } catch (error) {
     await file.discard();
     throw error;

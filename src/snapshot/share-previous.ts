@@ -52,7 +52,7 @@ export async function shareFromPrevious(
   if (outcome === 'linked') {
     return { digest: { sha256: entry.sha256, bytes: entry.bytes }, stored: 'linked', validation };
   }
-  const digest = await copyFileVerified(source, target, entry.sha256, { syncDir: false });
+  const digest = await copyFileVerified(source, target, entry.sha256, { syncDir: false, syncFile: false });
   return digest ? { digest, stored: 'copied', validation } : undefined;
 }
 

@@ -347,7 +347,7 @@ async function findings(
     const file = store.resolve(relative);
     await store.ensureDir(file);
     const body = Buffer.from(JSON.stringify(finding.finding, null, 2) + '\n', 'utf8');
-    await writeFileAtomic(file, body, { syncDir: false });
+    await writeFileAtomic(file, body, { syncDir: false, syncFile: false });
     await store.record({
       path: relative,
       kind: 'finding',
