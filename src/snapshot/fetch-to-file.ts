@@ -24,6 +24,9 @@ export interface StoredBody {
   status: number;
 }
 
+/** Bodies up to this size are handed back with the digest, so validation need not read the file. */
+export const RETURN_CONTENT_BYTES = 64 * 1024;
+
 export interface FetchToFileOptions {
   /**
    * Called with the body's digest before anything is put under the final name; resolving true means
@@ -31,6 +34,9 @@ export interface FetchToFileOptions {
    */
   beforeCommit?: (digest: StoredBody) => Promise<boolean>;
 }
+
+/** What fetchToFile stored; `content` is the body itself when it is small (RETURN_CONTENT_BYTES). */
+export type FetchedBody = StoredBody & { content?: Uint8Array };
 
 /** A complete body: in memory (`held`) or in a temp file not yet renamed (`spilled`). */
 interface Received {
@@ -49,7 +55,7 @@ export async function fetchToFile(
   request: RawRequest,
   finalPath: string,
   options: FetchToFileOptions = {},
-): Promise<StoredBody> {
+): Promise<FetchedBody> {
   const received = await client.send(request, async (response): Promise<Received> => {
     const hash = createHash('sha256');
     let bytes = 0;
@@ -79,6 +85,7 @@ export async function fetchToFile(
   });
   const { digest, held } = received;
   let file = received.spilled;
+  const whole = file ? undefined : held.length === 1 ? held[0]! : Buffer.concat(held);
   try {
     // The body is whole and hashed: a caller that already has these bytes elsewhere (an earlier
     // snapshot) may put a link at the final name instead, and nothing is written.
@@ -88,12 +95,12 @@ export async function fetchToFile(
     }
     if (!file) {
       file = await openAtomic(finalPath);
-      await file.write(held.length === 1 ? held[0]! : Buffer.concat(held));
+      await file.write(whole!);
     }
     await file.commit({ syncDir: false, syncFile: false });
   } catch (error) {
     await file?.discard();
     throw error;
   }
-  return digest;
+  return whole && whole.byteLength <= RETURN_CONTENT_BYTES ? { ...digest, content: whole } : digest;
 }

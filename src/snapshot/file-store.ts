@@ -96,7 +96,15 @@ export interface FileStoreOptions {
 interface Taken {
   file: JournalFile;
   validation?: Validation | undefined;
+  /** The body, when fetched and small: validated from memory instead of read back. */
+  content?: Uint8Array | undefined;
 }
+
+/**
+ * Bodies held for validation at most, in bytes: validation runs one file at a time and may lag
+ * behind the requests; past this, bodies are read back from disk instead of held.
+ */
+const MAX_HELD_FOR_CHECK_BYTES = 8 * 1024 * 1024;
 
 export class FileStore {
   /** Validated files: the manifest's `files`, complete once `drain()` resolved. */
@@ -109,6 +117,7 @@ export class FileStore {
   private readonly checks: LimitFunction = pLimit(1);
   private readonly pendingChecks: Promise<void>[] = [];
   private readonly createdDirs = new Set<string>();
+  private heldForCheck = 0;
 
   constructor(private readonly options: FileStoreOptions) {
     // The client bounds requests in flight; twice as many slots here let one request's fsync and
@@ -167,7 +176,7 @@ export class FileStore {
       this.recordFailure(target, error);
       return 'failed';
     }
-    await this.record(taken.file, taken.validation);
+    await this.record(taken.file, taken.validation, taken.content);
     return { stored: taken.file, facts: facts ? await facts(file) : (null as F) };
   }
 
@@ -177,7 +186,7 @@ export class FileStore {
    * (findings copied from the triage journal). `known` is PREV's validation of the same bytes: a
    * shared file is then not read at all.
    */
-  async record(stored: JournalFile, known?: Validation): Promise<void> {
+  async record(stored: JournalFile, known?: Validation, content?: Uint8Array): Promise<void> {
     this.stored.add(stored.path);
     await this.options.journal.append(stored);
     if (known) {
@@ -185,20 +194,35 @@ export class FileStore {
       return;
     }
     const file = this.resolve(stored.path);
+    let held =
+      content && this.heldForCheck + content.byteLength <= MAX_HELD_FOR_CHECK_BYTES ? content : undefined;
+    this.heldForCheck += held?.byteLength ?? 0;
     const validation = this.checks(async () => {
-      if (this.options.stopper.stopped) return;
-      const check = await checkBody(stored.kind, file, stored.bytes);
-      this.entries.set(stored.path, {
-        ...stored,
-        records: check.records,
-        issues: check.issues,
-        issues_total: check.issuesTotal,
-        unknown_keys: check.unknownKeys,
-      });
+      const size = held?.byteLength ?? 0;
+      const body = held;
+      held = undefined;
+      try {
+        if (this.options.stopper.stopped) return;
+        await this.validate(stored, file, body);
+      } finally {
+        this.heldForCheck -= size;
+      }
     });
     // Observed here so a failure stops the run at once instead of waiting for drain().
     validation.catch((error: unknown) => this.options.stopper.stop(error));
     this.pendingChecks.push(validation);
+  }
+
+  /** Validates one stored file (from `content` when the body is still in memory) into its entry. */
+  private async validate(stored: JournalFile, file: string, content: Uint8Array | undefined): Promise<void> {
+    const check = await checkBody(stored.kind, file, stored.bytes, content);
+    this.entries.set(stored.path, {
+      ...stored,
+      records: check.records,
+      issues: check.issues,
+      issues_total: check.issuesTotal,
+      unknown_keys: check.unknownKeys,
+    });
   }
 
   /** Waits for every queued validation; rethrows what stopped the run, if anything did. */
@@ -280,6 +304,7 @@ export class FileStore {
         ...(same.linked && previous ? { linked_from: previous.snapshotId } : {}),
       },
       validation: same.validation,
+      content: body.content,
     };
   }
 

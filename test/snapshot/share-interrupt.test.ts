@@ -100,8 +100,18 @@ describe('interrupting a linking snapshot', () => {
       expect(await dataFileHashes(previous.dir)).toEqual(previousHashes);
     }
 
-    // A working directory a kill left behind resumes into a snapshot that verifies.
-    const leftover = (await readdir(parent)).find((n) => n.endsWith('.partial'));
+    // A working directory a kill left behind resumes into a snapshot that verifies (one killed before
+    // its journal was written has nothing to resume: --resume says so, and a new snapshot is the way).
+    const partials = (await readdir(parent)).filter((n) => n.endsWith('.partial'));
+    const withJournal = await Promise.all(
+      partials.map((n) =>
+        stat(path.join(parent, n, '.journal.jsonl')).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
+    const leftover = partials.find((_, i) => withJournal[i]);
     if (leftover) {
       const resumed = await takeSnapshot({
         baseUrl: sim.url,
