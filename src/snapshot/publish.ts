@@ -70,7 +70,8 @@ async function syncDataFiles(dir: string, files: readonly ManifestFile[]): Promi
       .filter((file) => file.stored !== 'linked')
       .map((file) =>
         limit(async () => {
-          const handle = await open(path.join(dir, file.path), 'r');
+          const target = path.join(dir, file.path);
+          const handle = await open(target, 'r');
           try {
             await handle.sync();
           } finally {
