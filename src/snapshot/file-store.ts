@@ -120,8 +120,8 @@ export class FileStore {
   private heldForCheck = 0;
 
   constructor(private readonly options: FileStoreOptions) {
-    // The client bounds requests in flight; twice as many slots here let one request's fsync and
-    // rename overlap the next request instead of idling a connection.
+    // The client bounds requests in flight; twice as many slots here let one request's file write
+    // and rename overlap the next request instead of idling a connection.
     this.io = pLimit(options.concurrency * 2);
   }
 
