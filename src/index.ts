@@ -2,11 +2,11 @@
 export * as schemas from './api/schemas.js';
 export { parseStrict, parseTolerant, findUnknownKeys, SchemaValidationError } from './api/parse.js';
 export type { SchemaIssue, TolerantParse } from './api/parse.js';
-export { CliError, UsageError, PartialResultError, EXIT } from './errors.js';
+export { CliError, UsageError, InvalidOptionError, PartialResultError, EXIT, describeError } from './errors.js';
 export type { ExitCode } from './errors.js';
 export { ManifestSchema, computeRootHash, MANIFEST_FILE } from './snapshot/manifest.js';
 export type { Manifest, ManifestFile, ManifestWarning, FailedRequest } from './snapshot/manifest.js';
-export { takeSnapshot } from './snapshot/take-snapshot.js';
+export { takeSnapshot, SnapshotStoppedError } from './snapshot/take-snapshot.js';
 export type { SnapshotOptions, SnapshotEffects, SnapshotResult } from './snapshot/take-snapshot.js';
 export { verifySnapshot, readManifest, NotASnapshotError } from './snapshot/verify.js';
 export type { VerifyResult, ModifiedFile } from './snapshot/verify.js';

@@ -100,3 +100,22 @@ export function markdownCode(text: string): string {
   const pad = body.startsWith('`') || body.endsWith('`') || body.startsWith(' ') ? ' ' : '';
   return body.length === 0 ? '' : `${fence}${pad}${body}${pad}${fence}`;
 }
+
+/**
+ * ASCII punctuation that means something to GitHub-flavoured Markdown: emphasis, code, links and
+ * images, raw HTML and entities, table pipes, headings and lists, autolinks (`:` of a scheme, `@` of
+ * an e-mail, `.` of `www.`), math (`$`) and emoji shortcodes (`:`). CommonMark lets any ASCII
+ * punctuation be backslash-escaped, and GFM tables treat `\|` as a literal pipe.
+ */
+const MARKDOWN_SPECIAL = /[\\`*_{}[\]()<>#+\-.!|~&:@$=]/gu;
+
+/**
+ * Markdown inline text, safe in paragraphs, list items, headings and table cells: line breaks become a
+ * visible "↵" (a newline would end a table row or paragraph) and every special character is escaped,
+ * so no emphasis, link, image, autolink, raw HTML or extra cell can come from the data.
+ */
+export function escapeMarkdownText(text: string): string {
+  return text
+    .replace(/\r\n|[\r\n\u0085\u2028\u2029]/gu, ' ↵ ')
+    .replace(MARKDOWN_SPECIAL, (char) => `\\${char}`);
+}

@@ -44,8 +44,8 @@ export interface ApiClientOptions {
   /** Appended to the User-Agent (`airt-report/0.1.0 <suffix>`), e.g. the command name. */
   userAgentSuffix?: string;
   /**
-   * Where the user sets the token, as messages about it (401, unusable token) name it; default
-   * `AIRT_TOKEN or --token-file FILE` (the CLI flags). `run` names its config key instead.
+   * Where the user sets the token, as the 401 message names it; default `options.token` (the CLI
+   * rewords it as its flags at its boundary; `run` passes its config key).
    */
   tokenSource?: string;
 }

@@ -9,7 +9,7 @@
  * link characters, HTML, line breaks, control characters); identifiers (categories, attacks,
  * frameworks, fields) are code spans. Figures use the reports' formatters (percentages, points).
  */
-import { countOf, formatDecimal, formatLift, formatPercent, formatSignedDecimal } from '../report/format.js';
+import { countOf, formatDecimal, formatLift, formatPercent, formatSignedDecimal } from '../number-format.js';
 import { provenanceLine } from '../snapshot/provenance-line.js';
 import { escapeMarkdownCell, markdownCode, terminalSafeJson } from '../text-safety.js';
 import type { FindingLifecycle, FindingRecord } from './finding-lifecycle.js';

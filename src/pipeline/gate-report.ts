@@ -5,7 +5,7 @@
  * Row labels and fields come from the service (attack names, goal categories, assessment names) and
  * are escaped.
  */
-import { escapeMarkdownText, markdownCode } from '../report/escape.js';
+import { escapeMarkdownText, markdownCode } from '../text-safety.js';
 import { provenanceLine } from '../snapshot/provenance-line.js';
 import type { EvidenceRow, EvidenceValue, GateResult } from './gates.js';
 

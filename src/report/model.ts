@@ -10,6 +10,7 @@
  * `null` means "unknown" (absent in an older snapshot, or excluded because of an analytics warning)
  * and is rendered as "unknown"/"—", never as 0.
  */
+import type { Sentence } from '../sentence.js';
 import { SEVERITIES } from '../severity.js';
 
 export const REPORT_KINDS = ['executive', 'compliance', 'portfolio'] as const;
@@ -22,10 +23,8 @@ export type SeverityLevel = (typeof SEVERITY_LEVELS)[number];
 /** A count per severity; `null` where the count is unknown. */
 export type SeverityCounts = Record<SeverityLevel, number | null>;
 
-/** One piece of a generated sentence: our own wording or a value from the data (escaped on output). */
-export type SentencePart = { kind: 'text'; value: string } | { kind: 'data'; value: string };
-/** A generated summary sentence (narrative.ts). */
-export type Sentence = readonly SentencePart[];
+// Generated sentences are a leaf type shared with the diff (src/sentence.ts).
+export type { Sentence, SentencePart } from '../sentence.js';
 
 export interface ProjectRef {
   /** Project UUID when known. */
