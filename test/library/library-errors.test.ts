@@ -13,10 +13,9 @@ import {
   InvalidOptionError,
   isApiError,
   isAuthenticationError,
-  startSimulator,
   takeSnapshot,
-  type RunningSimulator,
 } from '../../src/index.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { SMALL, TOKEN } from '../snapshot/fixtures.js';
 
 let out: string;
