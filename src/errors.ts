@@ -13,6 +13,7 @@ export const EXIT = {
   interrupted: 130,
   terminated: 143,
 } as const;
+/** One of the EXIT codes. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** The signals that stop the CLI gracefully (long work stops cleanly) instead of killing it. */

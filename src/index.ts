@@ -21,6 +21,7 @@ export {
 export type { ExitCode, OptionWording } from './errors.js';
 
 // The service's API: contract schemas, the HTTP client, its typed errors and guards.
+/** The API contract as zod schemas (ConfigResponse, ProjectSummary, Trial, FindingDetail, …). */
 export * as schemas from './api/schemas.js';
 export { parseStrict, parseTolerant, findUnknownKeys, SchemaValidationError } from './api/parse.js';
 export type { SchemaIssue, TolerantParse } from './api/parse.js';

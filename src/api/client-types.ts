@@ -16,6 +16,7 @@ import type {
   UpdateFindingRequest,
 } from './schemas.js';
 
+/** How createApiClient talks to the service: address, token, limits, retry policy and injectable effects. */
 export interface ApiClientOptions {
   /** Service address, e.g. `https://airt.example.com` (a trailing slash is fine). */
   baseUrl: string;
@@ -58,6 +59,7 @@ export interface Parsed<T> {
 
 export type QueryValue = string | number | boolean | undefined;
 
+/** A request by method and path, for operations the typed methods do not cover. */
 export interface RawRequest {
   method: 'GET' | 'PATCH' | 'PUT';
   /** From apiPaths, already percent-encoded. */
@@ -70,6 +72,7 @@ export interface RawRequest {
   auth?: boolean;
 }
 
+/** Query parameters of the evaluation-job listing. */
 export interface ListEvaluationsParams {
   page?: number;
   pageSize?: number;
@@ -77,11 +80,16 @@ export interface ListEvaluationsParams {
   status?: string;
 }
 
+/** Query parameters of an assessment's trial list. */
 export interface ListTrialsParams {
   jailbreaksOnly?: boolean;
   limit?: number;
 }
 
+/**
+ * A client for one service (createApiClient): typed operations returning validated values, raw requests,
+ * close().
+ */
 export interface ApiClient {
   /** Operation 6, without Authorization. Remembers api_version for 426 messages. */
   getConfig(): Promise<Parsed<ConfigResponse>>;

@@ -382,18 +382,29 @@ export function httpErrorFor(
   }
 }
 
+/** Whether `e` is any error of the API client (ApiError or a subclass). */
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
+/** Whether `e` is a non-2xx answer (HttpError or a subclass). */
 export const isHttpError = (e: unknown): e is HttpError => e instanceof HttpError;
+/** Whether `e` is a 401: the token is missing or invalid. */
 export const isAuthenticationError = (e: unknown): e is AuthenticationError =>
   e instanceof AuthenticationError;
+/** Whether `e` is a 403: the token lacks the rights. */
 export const isForbiddenError = (e: unknown): e is ForbiddenError => e instanceof ForbiddenError;
+/** Whether `e` is a 404: the organization, workspace, project, assessment or finding does not exist. */
 export const isNotFoundError = (e: unknown): e is NotFoundError => e instanceof NotFoundError;
+/** Whether `e` is a 426: the service needs a newer client. */
 export const isUpgradeRequiredError = (e: unknown): e is UpgradeRequiredError =>
   e instanceof UpgradeRequiredError;
+/** Whether `e` is a failure to reach the service (refused, reset, DNS, body cut off). */
 export const isNetworkError = (e: unknown): e is NetworkError => e instanceof NetworkError;
+/** Whether `e` is a request fetch refused to send because of its port. */
 export const isBlockedPortError = (e: unknown): e is BlockedPortError => e instanceof BlockedPortError;
+/** Whether `e` is a request that got no complete answer in time. */
 export const isTimeoutError = (e: unknown): e is TimeoutError => e instanceof TimeoutError;
+/** Whether `e` is a PATCH whose effect cannot be known. */
 export const isOutcomeUnknownError = (e: unknown): e is OutcomeUnknownError =>
   e instanceof OutcomeUnknownError;
+/** Whether `e` is a 2xx whose body did not match the API schema. */
 export const isResponseSchemaError = (e: unknown): e is ResponseSchemaError =>
   e instanceof ResponseSchemaError;

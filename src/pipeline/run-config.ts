@@ -120,6 +120,7 @@ const GateStringSchema = z
     }
   });
 
+/** The schema of a run config (airt-report.yaml). */
 export const RunConfigSchema = z
   .strictObject({
     version: z.literal(1).default(1).describe('Format version of this file'),
@@ -182,6 +183,7 @@ export const RunConfigSchema = z
   })
   .describe('airt-report run configuration');
 
+/** A run config as written in its file, before defaults and path resolution. */
 export type RunConfigFile = z.infer<typeof RunConfigSchema>;
 
 /** A gate from the config, parsed, with the project it is limited to (if any). */

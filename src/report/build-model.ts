@@ -19,6 +19,7 @@ import { resolvePortfolioScopes, resolveProjectScope, snapshotProvenance } from 
 import { readSinceLastSnapshot } from './model-sql/since-last-snapshot.js';
 import { complianceNarrative, portfolioNarrative } from './narrative.js';
 
+/** Which report model to build: kind, project, snapshot, scope and thresholds. */
 export interface ModelRequest {
   kind: ReportKind;
   /** Project key or id (executive and compliance). */

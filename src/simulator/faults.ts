@@ -8,6 +8,7 @@
 import { UsageError } from '../errors.js';
 import { hashString, mix, unit } from './prng.js';
 
+/** Faults the simulator injects: status rates, latency, cut bodies, Retry-After. */
 export interface FaultSpec {
   /** Probability of 429 rate_limited with Retry-After. */
   rate429: number;

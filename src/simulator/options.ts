@@ -19,8 +19,10 @@ export interface SimulatorScale {
   maxTrialsPerAssessment: number;
 }
 
+/** A size preset of the simulator. */
 export type SimulatorPreset = 'small' | 'large';
 
+/** The simulator's size presets (projects and scale). */
 export const PRESETS: Readonly<Record<SimulatorPreset, { projects: number; scale: SimulatorScale }>> = {
   small: {
     projects: 3,
@@ -45,6 +47,7 @@ export const PRESETS: Readonly<Record<SimulatorPreset, { projects: number; scale
   },
 };
 
+/** How startSimulator builds its service: seed, sizes, token, faults, epoch and special cases. */
 export interface SimulatorOptions {
   /** Default 1; same seed (and epoch) gives the same bytes for every response. */
   seed?: number;

@@ -8,6 +8,7 @@
  */
 import cliProgress from 'cli-progress';
 
+/** Requests done of the total, bytes, retries, failures and reused files so far. */
 export interface ProgressCounts {
   done: number;
   total: number;
@@ -33,6 +34,7 @@ export interface ProgressReporter {
   stop(): void;
 }
 
+/** Where and how createProgress reports. */
 export interface ProgressOptions {
   /** Writes one diagnostic chunk (CliIO.stderr). */
   write: (text: string) => void;
@@ -68,6 +70,9 @@ export function formatProgressLine(counts: ProgressCounts, elapsedSeconds: numbe
   );
 }
 
+/**
+ * A progress reporter for takeSnapshot: a bar on a terminal, periodic lines otherwise, nothing when quiet.
+ */
 export function createProgress(options: ProgressOptions): ProgressReporter {
   const now = options.now ?? Date.now;
   const startedAt = now();

@@ -109,6 +109,7 @@ export interface SnapshotEffects {
   onWorkingDirectory?: (partialDir: string) => void;
 }
 
+/** A finished snapshot: its directory, id, status (`complete` or `partial`) and manifest. */
 export interface SnapshotResult {
   /** The finished snapshot directory. */
   dir: string;

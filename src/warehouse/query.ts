@@ -8,6 +8,7 @@ import { CliError, UsageError } from '../errors.js';
 import { openWarehouse, requireDatabase } from './db.js';
 import { checkSchema } from './ddl.js';
 
+/** A result column: name, DuckDB type and whether it holds JSON. */
 export interface QueryColumn {
   name: string;
   /** DuckDB type as text, e.g. BIGINT, VARCHAR[], TIMESTAMP WITH TIME ZONE. */
