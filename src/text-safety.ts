@@ -39,6 +39,15 @@ export function showUnsafeCharacters(text: string, show: (char: string) => strin
   return text.replace(CONTROLS, show).replace(INVISIBLE, show);
 }
 
+/**
+ * Whether `text` holds any unsafe character (see the module comment), tab and line feed included:
+ * for names that must be refused rather than shown (zip entry names).
+ */
+export function hasUnsafeCharacter(text: string): boolean {
+  // search() ignores the global regexes' lastIndex, so the shared patterns stay stateless here.
+  return /[\t\n]/u.test(text) || text.search(CONTROLS) !== -1 || text.search(INVISIBLE) !== -1;
+}
+
 /** Lone surrogates (a model output cut inside an emoji) become U+FFFD, as any UTF-8 writer would make them. */
 export function replaceLoneSurrogates(text: string): string {
   return text.replace(LONE_SURROGATES, '\uFFFD');

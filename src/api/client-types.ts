@@ -38,10 +38,13 @@ export interface ApiClientOptions {
   random?: () => number;
   /** Wait between attempts; default a timer that rejects as soon as `signal` aborts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Monotonic clock in ms for the elapsed-time budget; default performance.now. */
-  now?: () => number;
-  /** Wall clock in ms since the epoch, to read HTTP-date Retry-After values; default Date.now. */
-  clock?: () => number;
+  /**
+   * Wall clock, to read HTTP-date Retry-After values; default the system clock. Every library step
+   * takes its clock this way (`now?: () => Date`).
+   */
+  now?: () => Date;
+  /** Monotonic clock in ms for the elapsed-time budget (immune to wall-clock jumps); default performance.now. */
+  monotonicNow?: () => number;
   /** Appended to the User-Agent (`airt-report/0.1.0 <suffix>`), e.g. the command name. */
   userAgentSuffix?: string;
   /**
