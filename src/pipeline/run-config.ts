@@ -243,8 +243,8 @@ export function runConfigFromObject(value: unknown, baseDir: string): RunConfig 
 /** Where a run takes its token from, as messages about the token name it. */
 export const RUN_TOKEN_SOURCE = 'AIRT_TOKEN or connection.token_file in the config';
 
-/** How run messages name a library option: where a run config sets it. */
-function runOptionName(option: string): string {
+/** How run messages name a library option: where a run config sets it (`connection.base_url`). */
+export function runOptionName(option: string): string {
   if (option === 'baseUrl') return 'connection.base_url';
   if (option === 'tokenFile') return 'connection.token_file';
   if (option === 'token') return RUN_TOKEN_SOURCE;
