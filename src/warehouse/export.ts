@@ -17,6 +17,7 @@ import { METRIC_VIEW_NAMES } from './metric-views.js';
 import { RELATIONS } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
 
+/** One exported table: rows and the Parquet partitions written. */
 export interface ExportedTable {
   table: string;
   rows: number;
@@ -24,6 +25,7 @@ export interface ExportedTable {
   partitions: string[];
 }
 
+/** Where exportParquet wrote and what: one entry per table. */
 export interface ExportResult {
   dir: string;
   tables: ExportedTable[];
