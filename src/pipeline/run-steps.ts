@@ -317,7 +317,12 @@ export async function bundleStep(state: RunState): Promise<void> {
     return;
   }
   await state.step('bundle', ['reports', 'gates'], async () => {
-    const { writeBundle } = await import('./bundle.js');
+    const [{ writeBundle }, { loadSigningKey }] = await Promise.all([
+      import('./bundle.js'),
+      import('./bundle-signature.js'),
+    ]);
+    const signKey = config.bundle.sign_key;
+    const signingKey = signKey === undefined ? undefined : await loadSigningKey(signKey);
     const snapshot = requireSnapshot(state);
     const files = state.reportFiles.flatMap((report) =>
       report.files.map((file) => ({
@@ -338,9 +343,11 @@ export async function bundleStep(state: RunState): Promise<void> {
       snapshotDir: snapshot.dir,
       includeSnapshot: config.bundle.include_snapshot,
       files,
+      signingKey,
     });
     state.paths.bundle = result.path;
     state.outputs.push({ path: result.path, sha256: result.sha256, bytes: result.bytes });
+    if (result.signature_path !== null) await state.recordOutput(result.signature_path);
     return { detail: `${result.entries.length} entries, ${path.basename(result.path)}` };
   });
 }
