@@ -10,6 +10,7 @@ import { diffJson, diffMarkdown } from '../diff/diff-report.js';
 import { writeOutputFile } from '../output-file.js';
 import { baselineInScope, gatedBaselinePath, readGatedBaseline } from './gated-baseline.js';
 import { buildGateReport, gateReportJson, gateReportMarkdown } from './gate-report.js';
+import { gateReportJunit } from './gate-junit.js';
 import { evaluateGates } from './gates.js';
 import { applyRetention, listFinishedSnapshots } from './retention.js';
 import { RUN_TOKEN_SOURCE } from './run-config.js';
@@ -299,6 +300,11 @@ export async function gatesStep(state: RunState): Promise<void> {
       path.join(runDir, 'gate-report.json'),
       gateReportJson(report),
     );
+    state.paths.gateJunit = await writeOutput(
+      state,
+      path.join(runDir, 'gate-report.junit.xml'),
+      gateReportJunit(report),
+    );
     const tripped = results.filter((result) => result.trips).length;
     const count = (status: string): number => results.filter((result) => result.status === status).length;
     return {
@@ -333,6 +339,7 @@ export async function bundleStep(state: RunState): Promise<void> {
     for (const [name, file] of [
       ['gate-report.md', state.paths.gateMd],
       ['gate-report.json', state.paths.gateJson],
+      ['gate-report.junit.xml', state.paths.gateJunit],
       ['diff.md', state.paths.diffMd],
       ['diff.json', state.paths.diffJson],
     ] as const) {
