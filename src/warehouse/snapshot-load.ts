@@ -38,6 +38,7 @@ import {
   MESSAGE_PARTS,
   RELATIONS,
   SCHEMA_DRIFT,
+  SNAPSHOT_FILES,
   SNAPSHOTS,
   TABLES,
   TRIALS,
@@ -228,6 +229,18 @@ export class SnapshotLoad {
         sink.addValues(SCHEMA_DRIFT, { snapshot_id: this.snapshotId, file_kind: kind, json_path: jsonPath });
       }
     }
+    // Every file with its hash, so exports cite the exact file behind a finding (OSCAL evidence).
+    manifest.files.forEach((file, ordinal) => {
+      sink.addValues(SNAPSHOT_FILES, {
+        snapshot_id: this.snapshotId,
+        path: file.path,
+        kind: file.kind,
+        sha256: file.sha256,
+        bytes: file.bytes,
+        request_path: file.request?.path ?? null,
+        ordinal,
+      });
+    });
     await this.loadSummaries();
     await this.loadEvaluations();
     await this.loadFindings();
