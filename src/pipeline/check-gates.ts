@@ -17,6 +17,7 @@ import {
 } from '../diff/warehouse-source.js';
 import { buildGateReport, type GateReport } from './gate-report.js';
 import { evaluateGates, type GateToEvaluate } from './gates.js';
+import { readExpiringAcceptances } from '../metrics/read-acceptances.js';
 import { warehouseMetricProvider } from './warehouse-metrics.js';
 
 export interface CheckGatesOptions {
@@ -86,6 +87,7 @@ export async function checkGates(
     rootSha256: info.root_sha256,
     workspace: several ? { org: info.org, workspace: info.workspace } : undefined,
     results,
+    expiringAcceptances: await readExpiringAcceptances(conn, snapshotId, projects),
   });
   return { report, warnings };
 }

@@ -7,6 +7,7 @@
  */
 import { escapeMarkdownText, markdownCode } from '../report/escape.js';
 import { provenanceLine } from '../snapshot/provenance-line.js';
+import type { ExpiringAcceptance } from '../metrics/read-acceptances.js';
 import type { EvidenceRow, EvidenceValue, GateResult } from './gates.js';
 
 export const GATE_REPORT_FORMAT = 'airt-gate-report/1';
@@ -28,6 +29,11 @@ export interface GateReport {
   tripped: boolean;
   counts: { gates: number; pass: number; fail: number; unknown: number; insufficient_evidence: number };
   results: GateResult[];
+  /**
+   * Dated risk acceptances that hold now and end within 30 days: their findings count as open (and
+   * may trip a gate) once they expire. Present only when there are some.
+   */
+  expiring_acceptances?: ExpiringAcceptance[];
 }
 
 export function buildGateReport(input: {
@@ -36,6 +42,7 @@ export function buildGateReport(input: {
   rootSha256: string | null;
   workspace?: { org: string; workspace: string } | undefined;
   results: GateResult[];
+  expiringAcceptances?: ExpiringAcceptance[] | undefined;
 }): GateReport {
   const count = (status: GateResult['status']): number =>
     input.results.filter((r) => r.status === status).length;
@@ -54,7 +61,34 @@ export function buildGateReport(input: {
       insufficient_evidence: count('insufficient_evidence'),
     },
     results: input.results,
+    ...(input.expiringAcceptances === undefined || input.expiringAcceptances.length === 0
+      ? {}
+      : { expiring_acceptances: input.expiringAcceptances }),
   };
+}
+
+/** Markdown lines listing acceptances that end soon (none when there are none). */
+export function expiringAcceptancesMarkdown(
+  acceptances: readonly ExpiringAcceptance[] | undefined,
+): string[] {
+  if (acceptances === undefined || acceptances.length === 0) return [];
+  const lines = [
+    `## Risk acceptances expiring within 30 days (${acceptances.length})`,
+    '',
+    'Once an acceptance ends its finding counts as open again (and may trip a gate); renew it or fix the finding.',
+    '',
+    '| Finding | Project | Severity | Accepted by | Until | Days left | Reason |',
+    '| --- | --- | --- | --- | --- | ---: | --- |',
+  ];
+  for (const a of acceptances) {
+    lines.push(
+      `| ${markdownCode(a.attack_run_id)} ${escapeMarkdownText(a.attack_name ?? '')} | ${escapeMarkdownText(a.project_key)} | ` +
+        `${escapeMarkdownText(a.severity)} | ${escapeMarkdownText(a.accepted_by ?? '—')} | ${escapeMarkdownText(a.accepted_until)} | ` +
+        `${a.days_left} | ${escapeMarkdownText(a.reason ?? '—')} |`,
+    );
+  }
+  lines.push('');
+  return lines;
 }
 
 /** Deterministic JSON (fixed field order from the builders, two-space indent, final newline). */
@@ -77,7 +111,7 @@ export function gateReportMarkdown(report: GateReport): string {
     );
   }
   if (report.results.length === 0) {
-    lines.push('No gates are configured.', '');
+    lines.push('No gates are configured.', '', ...expiringAcceptancesMarkdown(report.expiring_acceptances));
     return lines.join('\n');
   }
   const { gates, pass, fail, unknown, insufficient_evidence: insufficient } = report.counts;
@@ -117,6 +151,7 @@ export function gateReportMarkdown(report: GateReport): string {
     }
     if (result.status === 'fail') lines.push(...rowsTable(result.tripping_rows), '');
   }
+  lines.push(...expiringAcceptancesMarkdown(report.expiring_acceptances));
   return `${lines.join('\n').replace(/\n+$/, '')}\n`;
 }
 

@@ -282,12 +282,18 @@ export async function gatesStep(state: RunState): Promise<void> {
     state.gateResults = results;
     const { holdsSeveralWorkspaces } = await import('../diff/warehouse-source.js');
     const several = await holdsSeveralWorkspaces(await state.warehouseConnection());
+    const { readExpiringAcceptances } = await import('../metrics/read-acceptances.js');
     const report = buildGateReport({
       snapshotId: snapshot.snapshotId,
       previousSnapshotId: state.previousSnapshotId,
       rootSha256: snapshot.manifest.root_sha256,
       workspace: several ? { org: snapshot.manifest.org, workspace: snapshot.manifest.workspace } : undefined,
       results,
+      expiringAcceptances: await readExpiringAcceptances(
+        await state.warehouseConnection(),
+        snapshot.snapshotId,
+        state.projects,
+      ),
     });
     const runDir = requireRunDir(state);
     state.paths.gateMd = await writeOutput(

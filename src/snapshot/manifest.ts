@@ -12,7 +12,14 @@ import { z } from 'zod';
 
 export const MANIFEST_FILE = 'manifest.json';
 
-export const FileKindSchema = z.enum(['config', 'evaluations_page', 'project_summary', 'trials', 'finding']);
+export const FileKindSchema = z.enum([
+  'config',
+  'evaluations_page',
+  'project_summary',
+  'trials',
+  'finding',
+  'risk_acceptances',
+]);
 export type FileKind = z.infer<typeof FileKindSchema>;
 
 export const SchemaIssueSchema = z.object({ path: z.string(), message: z.string(), code: z.string() });

@@ -115,7 +115,7 @@ WITH acceptance AS (
   FROM attack_runs r
   JOIN snapshots s ON s.snapshot_id = r.snapshot_id
   LEFT JOIN finding_triage t ON t.attack_run_id = r.attack_run_id
-  LEFT JOIN acceptance acc ON acc.attack_run_id = r.attack_run_id AND t.finding_status = 'accepted_risk'
+  LEFT JOIN acceptance acc ON acc.attack_run_id = lower(r.attack_run_id) AND t.finding_status = 'accepted_risk'
 )
 SELECT r.snapshot_id, m.org, m.workspace, r.project_id, r.project_key, r.assessment_id, m.assessment_name,
        r.attack_run_id, r.attack_name, r.goal, r.goal_category, r.best_score,
