@@ -8,6 +8,7 @@
 import { escapeMarkdownText, markdownCode } from '../report/escape.js';
 import { provenanceLine } from '../snapshot/provenance-line.js';
 import type { ExpiringAcceptance } from '../metrics/read-acceptances.js';
+import { expiringAcceptancesMarkdown } from '../report/acceptances-markdown.js';
 import type { EvidenceRow, EvidenceValue, GateResult } from './gates.js';
 
 export const GATE_REPORT_FORMAT = 'airt-gate-report/1';
@@ -65,30 +66,6 @@ export function buildGateReport(input: {
       ? {}
       : { expiring_acceptances: input.expiringAcceptances }),
   };
-}
-
-/** Markdown lines listing acceptances that end soon (none when there are none). */
-export function expiringAcceptancesMarkdown(
-  acceptances: readonly ExpiringAcceptance[] | undefined,
-): string[] {
-  if (acceptances === undefined || acceptances.length === 0) return [];
-  const lines = [
-    `## Risk acceptances expiring within 30 days (${acceptances.length})`,
-    '',
-    'Once an acceptance ends its finding counts as open again (and may trip a gate); renew it or fix the finding.',
-    '',
-    '| Finding | Project | Severity | Accepted by | Until | Days left | Reason |',
-    '| --- | --- | --- | --- | --- | ---: | --- |',
-  ];
-  for (const a of acceptances) {
-    lines.push(
-      `| ${markdownCode(a.attack_run_id)} ${escapeMarkdownText(a.attack_name ?? '')} | ${escapeMarkdownText(a.project_key)} | ` +
-        `${escapeMarkdownText(a.severity)} | ${escapeMarkdownText(a.accepted_by ?? '—')} | ${escapeMarkdownText(a.accepted_until)} | ` +
-        `${a.days_left} | ${escapeMarkdownText(a.reason ?? '—')} |`,
-    );
-  }
-  lines.push('');
-  return lines;
 }
 
 /** Deterministic JSON (fixed field order from the builders, two-space indent, final newline). */

@@ -25,7 +25,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/index
 import { openWarehouse } from '../../src/warehouse/db.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 
-const SCALE = { assessmentsPerProject: 4, attacksPerAssessment: 4, trialsPerAttack: 4, evaluationJobs: 2 };
+const SCALE = { assessmentsPerProject: 3, attacksPerAssessment: 3, trialsPerAttack: 3, evaluationJobs: 1 };
 const DAY = (n: number): Date => new Date(Date.UTC(2026, 2, 1 + n, 2, 0, 0));
 const UNTIL = '2026-03-02'; // the last day of day 1: over by day 2's run
 
@@ -211,6 +211,9 @@ describe('a risk acceptance that expires between two days', () => {
     expect(await readFile(day1.summary.paths.gate_report_md ?? '', 'utf8')).toContain(
       'Risk acceptances expiring within 30 days',
     );
+    // Markdown escapes punctuation: compared without the backslashes.
+    const report1 = (await readFile(day1.summary.paths.reports[0] ?? '', 'utf8')).replace(/\\/gu, '');
+    expect(report1).toContain(`accepted_risk until ${UNTIL}`);
 
     // Day 2: expired, open again.
     const day2 = await run(2);
@@ -229,6 +232,9 @@ describe('a risk acceptance that expires between two days', () => {
     const failure = junit.testsuite?.[0]?.testcase?.[0]?.failure?.[0];
     expect(failure?.message).toContain(`value ${criticals.length}, threshold <= 0 does not hold`);
     for (const id of criticals) expect(failure?.inner).toContain(id);
+    const report2 = (await readFile(day2.summary.paths.reports[0] ?? '', 'utf8')).replace(/\\/gu, '');
+    expect(report2).toContain(`open (acceptance ended ${UNTIL})`);
+    expect(report2).not.toContain(`accepted_risk until ${UNTIL}`);
     const diff = await readFile(
       path.join(path.dirname(day2.summary.paths.gate_report_json ?? ''), 'diff.json'),
       'utf8',
@@ -242,5 +248,5 @@ describe('a risk acceptance that expires between two days', () => {
       expect(verified.signature.status).toBe('not_checked');
       expect(existsSync(`${day2.summary.paths.bundle ?? ''}.sig`)).toBe(true);
     }
-  });
+  }, 180_000);
 });
