@@ -116,6 +116,40 @@ async function reportFigures(snapshotId: string): Promise<Record<string, { value
     .figures;
 }
 
+/** The OSCAL risks of the project in `snapshotId`, by the attack run they are about. */
+async function oscalRisks(
+  snapshotId: string,
+): Promise<Map<string, { status: string; deadline?: string; remediations?: { title: string }[] }>> {
+  const out = path.join(dir, `oscal-${snapshotId}.json`);
+  const io = recordingIO({ cwd: dir });
+  const args = [
+    'report',
+    '--db',
+    db,
+    '--kind',
+    'compliance',
+    '--project',
+    sim.projectKeys[0] ?? '',
+    '--snapshot',
+    snapshotId,
+  ];
+  expect(await main([...args, '--format', 'oscal', '--out', out], io), io.err.join('')).toBe(0);
+  const doc = JSON.parse(await readFile(out, 'utf8')) as {
+    'assessment-results': {
+      results: {
+        risks?: {
+          status: string;
+          deadline?: string;
+          props: { name: string; value: string }[];
+          remediations?: { title: string }[];
+        }[];
+      }[];
+    };
+  };
+  const risks = doc['assessment-results'].results[0]?.risks ?? [];
+  return new Map(risks.map((r) => [r.props.find((p) => p.name === 'attack-run-id')?.value ?? '', r]));
+}
+
 describe('a risk acceptance that expires between two days', () => {
   it('holds on day 1 and turns the findings open again on day 2 in report, gate, JUnit and diff', async () => {
     const errors: string[] = [];
@@ -215,6 +249,16 @@ describe('a risk acceptance that expires between two days', () => {
     const report1 = (await readFile(day1.summary.paths.reports[0] ?? '', 'utf8')).replace(/\\/gu, '');
     expect(report1).toContain(`accepted_risk until ${UNTIL}`);
 
+    // OSCAL: the accepted risk is a deviation-approved risk with a completed response and a deadline.
+    const risks1 = await oscalRisks(day1Id);
+    for (const id of criticals) {
+      expect(risks1.get(id)).toMatchObject({
+        status: 'deviation-approved',
+        deadline: '2026-03-03T00:00:00.000Z',
+      });
+      expect(risks1.get(id)?.remediations?.[0]?.title).toBe('Risk accepted');
+    }
+
     // Day 2: expired, open again.
     const day2 = await run(2);
     expect(day2.exitCode).toBe(4);
@@ -232,6 +276,11 @@ describe('a risk acceptance that expires between two days', () => {
     const failure = junit.testsuite?.[0]?.testcase?.[0]?.failure?.[0];
     expect(failure?.message).toContain(`value ${criticals.length}, threshold <= 0 does not hold`);
     for (const id of criticals) expect(failure?.inner).toContain(id);
+    const risks2 = await oscalRisks(day2Id);
+    for (const id of criticals) {
+      expect(risks2.get(id)).toMatchObject({ status: 'open' });
+      expect(risks2.get(id)?.remediations?.[0]?.title).toBe('Risk acceptance expired');
+    }
     const report2 = (await readFile(day2.summary.paths.reports[0] ?? '', 'utf8')).replace(/\\/gu, '');
     expect(report2).toContain(`open (acceptance ended ${UNTIL})`);
     expect(report2).not.toContain(`accepted_risk until ${UNTIL}`);
