@@ -68,6 +68,7 @@ export class RunState {
     diffJson: null as string | null,
     gateMd: null as string | null,
     gateJson: null as string | null,
+    gateJunit: null as string | null,
     bundle: null as string | null,
   };
   snapshot: SnapshotResult | null = null;

@@ -12,6 +12,7 @@ import { diffJson, diffMarkdown } from '../diff/diff-report.js';
 import { writeOutputFile } from '../output-file.js';
 import { baselineInScope, gatedBaselinePath, readGatedBaseline } from './gated-baseline.js';
 import { buildGateReport, gateReportJson, gateReportMarkdown } from './gate-report.js';
+import { gateReportJunit } from './gate-junit.js';
 import { evaluateGates } from './gates.js';
 import { applyRetention, listFinishedSnapshots } from './retention.js';
 import { RUN_TOKEN_SOURCE } from './run-config.js';
@@ -294,12 +295,18 @@ export async function gatesStep(state: RunState): Promise<void> {
     state.gateResults = results;
     const { holdsSeveralWorkspaces } = await import('../warehouse/snapshot-lookup.js');
     const several = await holdsSeveralWorkspaces(await state.warehouseConnection());
+    const { readExpiringAcceptances } = await import('../metrics/read-acceptances.js');
     const report = buildGateReport({
       snapshotId: snapshot.snapshotId,
       previousSnapshotId: state.previousSnapshotId,
       rootSha256: snapshot.manifest.root_sha256,
       workspace: several ? { org: snapshot.manifest.org, workspace: snapshot.manifest.workspace } : undefined,
       results,
+      expiringAcceptances: await readExpiringAcceptances(
+        await state.warehouseConnection(),
+        snapshot.snapshotId,
+        state.projects,
+      ),
     });
     const runDir = requireRunDir(state);
     state.paths.gateMd = await writeOutput(
@@ -311,6 +318,11 @@ export async function gatesStep(state: RunState): Promise<void> {
       state,
       path.join(runDir, 'gate-report.json'),
       gateReportJson(report),
+    );
+    state.paths.gateJunit = await writeOutput(
+      state,
+      path.join(runDir, 'gate-report.junit.xml'),
+      gateReportJunit(report),
     );
     const tripped = results.filter((result) => result.trips).length;
     const count = (status: string): number => results.filter((result) => result.status === status).length;
@@ -330,7 +342,12 @@ export async function bundleStep(state: RunState): Promise<void> {
     return;
   }
   await state.step('bundle', ['reports', 'gates'], async () => {
-    const { writeBundle } = await import('./bundle.js');
+    const [{ writeBundle }, { loadSigningKey }] = await Promise.all([
+      import('./bundle.js'),
+      import('./bundle-signature.js'),
+    ]);
+    const signKey = config.bundle.sign_key;
+    const signingKey = signKey === undefined ? undefined : await loadSigningKey(signKey);
     const snapshot = requireSnapshot(state);
     const files = state.reportFiles.flatMap((report) =>
       report.files.map((file) => ({
@@ -341,6 +358,7 @@ export async function bundleStep(state: RunState): Promise<void> {
     for (const [name, file] of [
       ['gate-report.md', state.paths.gateMd],
       ['gate-report.json', state.paths.gateJson],
+      ['gate-report.junit.xml', state.paths.gateJunit],
       ['diff.md', state.paths.diffMd],
       ['diff.json', state.paths.diffJson],
     ] as const) {
@@ -351,9 +369,11 @@ export async function bundleStep(state: RunState): Promise<void> {
       snapshotDir: snapshot.dir,
       includeSnapshot: config.bundle.include_snapshot,
       files,
+      signingKey,
     });
     state.paths.bundle = result.path;
     state.outputs.push({ path: result.path, sha256: result.sha256, bytes: result.bytes });
+    if (result.signature_path !== null) await state.recordOutput(result.signature_path);
     return { detail: `${result.entries.length} entries, ${path.basename(result.path)}` };
   });
 }

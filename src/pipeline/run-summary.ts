@@ -114,6 +114,8 @@ export interface RunSummary {
     diff_json: string | null;
     gate_report_md: string | null;
     gate_report_json: string | null;
+    /** JUnit XML of the gates, for CI test-report views. */
+    gate_report_junit: string | null;
     bundle: string | null;
     reports: string[];
   };

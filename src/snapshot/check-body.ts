@@ -10,6 +10,7 @@
  *   flight. Trial lists are streamed element by element (json-array-stream.ts): memory stays flat
  *   however long a list is.
  */
+import { AcceptanceFileSchema } from './risk-acceptances-file.js';
 import { readFile } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { z } from 'zod';
@@ -205,6 +206,9 @@ export async function checkBody(
     }
     case 'project_summary':
       return checkSummary(data, collector);
+    case 'risk_acceptances':
+      collector.check(AcceptanceFileSchema, data);
+      return collector.result(Array.isArray(data) ? data.length : null);
   }
 }
 

@@ -13,7 +13,14 @@ import { z } from 'zod';
 /** The manifest's file name in a snapshot directory, written last. */
 export const MANIFEST_FILE = 'manifest.json';
 
-export const FileKindSchema = z.enum(['config', 'evaluations_page', 'project_summary', 'trials', 'finding']);
+export const FileKindSchema = z.enum([
+  'config',
+  'evaluations_page',
+  'project_summary',
+  'trials',
+  'finding',
+  'risk_acceptances',
+]);
 export type FileKind = z.infer<typeof FileKindSchema>;
 
 /** How a file's bytes got into the snapshot directory (see ManifestFile.stored). */

@@ -41,6 +41,7 @@ import {
   ANALYTICS_WARNINGS,
 } from './schema-summaries.js';
 import { MESSAGE_PARTS, TRIAL_TOOL_CALLS, TRIALS } from './schema-trials.js';
+import { RISK_ACCEPTANCES, SNAPSHOT_FILES } from './schema-evidence.js';
 
 export type { ColumnDef, ColumnType, TableDef } from './schema-core.js';
 export {
@@ -313,6 +314,8 @@ export const ALTERED_VALUES: TableDef = {
 };
 
 /** Every stored table, in load (and DDL) order. */
+export { RISK_ACCEPTANCES, SNAPSHOT_FILES };
+
 export const TABLES: readonly TableDef[] = [
   SNAPSHOTS,
   PROJECTS,
@@ -338,6 +341,8 @@ export const TABLES: readonly TableDef[] = [
   SCHEMA_DRIFT,
   LOAD_WARNINGS,
   ALTERED_VALUES,
+  SNAPSHOT_FILES,
+  RISK_ACCEPTANCES,
 ];
 
 /**

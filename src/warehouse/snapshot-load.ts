@@ -20,6 +20,8 @@ import {
 import { appendRows, scalarNumber, type Row } from './db.js';
 import { collectEvaluationPage } from './evaluation-rows.js';
 import { collectFindingDetail } from './finding-rows.js';
+import { AcceptanceFileSchema } from '../snapshot/risk-acceptances-file.js';
+import { acceptanceValues } from './acceptance-rows.js';
 import { readJsonFile } from './json-file.js';
 import { isPlainObject, RowCollector, warningRows, type LoadWarning } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
@@ -37,7 +39,9 @@ import {
   LOAD_WARNINGS,
   MESSAGE_PARTS,
   RELATIONS,
+  RISK_ACCEPTANCES,
   SCHEMA_DRIFT,
+  SNAPSHOT_FILES,
   SNAPSHOTS,
   TABLES,
   TRIALS,
@@ -229,9 +233,22 @@ export class SnapshotLoad {
         sink.addValues(SCHEMA_DRIFT, { snapshot_id: this.snapshotId, file_kind: kind, json_path: jsonPath });
       }
     }
+    // Every file with its hash, so exports cite the exact file behind a finding (OSCAL evidence).
+    manifest.files.forEach((file, ordinal) => {
+      sink.addValues(SNAPSHOT_FILES, {
+        snapshot_id: this.snapshotId,
+        path: file.path,
+        kind: file.kind,
+        sha256: file.sha256,
+        bytes: file.bytes,
+        request_path: file.request?.path ?? null,
+        ordinal,
+      });
+    });
     await this.loadSummaries();
     await this.loadEvaluations();
     await this.loadFindings();
+    await this.loadAcceptances();
     for (const table of TABLES) {
       if (table === LOAD_WARNINGS || table === TRIALS || table === ALTERED_VALUES) continue;
       await this.write(table, this.sink.rows.get(table.name) ?? []);
@@ -354,6 +371,28 @@ export class SnapshotLoad {
         this.sink,
       );
       this.checkCount(file, 1);
+    }
+  }
+
+  /** triage/acceptances.json: the dated risk acceptances the journal held when the snapshot was taken. */
+  private async loadAcceptances(): Promise<void> {
+    for (const file of this.filesOf('risk_acceptances')) {
+      const body = await this.readBody(file);
+      if (body === undefined) continue;
+      const parsed = AcceptanceFileSchema.safeParse(body);
+      const records = parsed.success ? parsed.data : [];
+      records.forEach((record, ordinal) => {
+        this.sink.addValues(
+          RISK_ACCEPTANCES,
+          acceptanceValues(record, {
+            snapshotId: this.snapshotId,
+            origin: 'snapshot',
+            manifest: this.manifest,
+            ordinal,
+          }),
+        );
+      });
+      this.checkCount(file, records.length);
     }
   }
 

@@ -96,8 +96,10 @@ function downgradeStatements(version: 1 | 2): string[] {
     'CREATE VIEW latest_trials AS SELECT * FROM trials',
     // A view of the user's own must survive the upgrade.
     'CREATE VIEW my_jailbreaks AS SELECT count(*) AS n FROM trials WHERE is_jailbreak',
-    // Versions before 4 had no altered_values table.
+    // Versions before 4 had no altered_values table, before 7 no snapshot_files or risk_acceptances.
     'DROP TABLE altered_values',
+    'DROP TABLE snapshot_files',
+    'DROP TABLE risk_acceptances',
     'DELETE FROM schema_version',
     `INSERT INTO schema_version VALUES (${version}, 'test', now(), 'test')`,
   ];
@@ -185,7 +187,7 @@ describe('message parts', () => {
       await run(db, downgradeStatements(version));
       await loadSnapshots(db, [FIXTURES.second]);
       expect(await rows(db, 'SELECT max(version) AS v FROM schema_version')).toEqual([{ v: SCHEMA_VERSION }]);
-      expect(SCHEMA_VERSION).toBe(6);
+      expect(SCHEMA_VERSION).toBe(7);
       expect(await rows(db, 'SELECT count(*) AS n FROM altered_values')).toEqual([{ n: 0 }]);
       const expected = (await Promise.all([FIXTURES.first, FIXTURES.second].map(partsInFiles))).flat().sort();
       expect(await partsInDb(db)).toEqual(expected);
