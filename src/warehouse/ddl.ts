@@ -14,6 +14,7 @@ import { VERSION } from '../version.js';
 import { inTransaction, scalarNumber } from './db.js';
 import { sqlType, TABLES, type ColumnDef, type TableDef } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
+import { MIGRATION_V7 } from './migration-v7.js';
 import { knownViewNames, viewStatements } from './views.js';
 
 interface Migration {
@@ -116,6 +117,7 @@ const MIGRATIONS: readonly Migration[] = [
       'latest_findings is one row per finding with its current triage status; the raw rows of every origin are latest_finding_rows; views recreated',
     statements: () => [],
   },
+  MIGRATION_V7,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 1;

@@ -24,6 +24,7 @@ import { readJsonFile } from './json-file.js';
 import { isPlainObject, RowCollector, warningRows, type LoadWarning } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
 import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
+import { contentIdentity, filesToRead, storedContents } from './trial-content.js';
 import {
   loadTrialFiles,
   stageTrials,
@@ -38,8 +39,11 @@ import {
   MESSAGE_PARTS,
   RELATIONS,
   SCHEMA_DRIFT,
+  SNAPSHOT_TRIAL_FILES,
   SNAPSHOTS,
   TABLES,
+  TRIAL_CONTENT,
+  TRIAL_CONTENT_FILES,
   TRIALS,
   TRIAL_TOOL_CALLS,
   type TableDef,
@@ -151,7 +155,7 @@ export class SnapshotLoad {
    * (dropTrialStage) whatever happens.
    */
   async stageTrials(): Promise<void> {
-    const files: StagedFiles[number][] = [];
+    const files: (StagedFiles[number] & { contentKey: string })[] = [];
     for (const [fileNo, file] of this.filesOf('trials').entries()) {
       const full = resolveInside(this.dir, file.path);
       // Only regular files: the stage may run before verification (which refuses anything else), and
@@ -164,13 +168,24 @@ export class SnapshotLoad {
           relPath: file.path,
           bytes: repaired?.bytes ?? file.bytes,
           vouched: this.isVouched(file),
+          contentKey: this.identityOf(file).contentKey,
         });
     }
+    // Only what the load will read: contents already stored are not staged (loadTrials() agrees).
+    const stored = await storedContents(
+      this.conn,
+      files.map((f) => f.contentKey),
+    );
     try {
-      await stageTrials(this.conn, files);
+      await stageTrials(this.conn, filesToRead(files, stored));
     } catch (error) {
       throw await trialReadFailure(error, this.dir);
     }
+  }
+
+  /** How the file's trial rows are stored and shared (trial-content.ts). */
+  private identityOf(file: ManifestFile) {
+    return contentIdentity(file, this.snapshotId, this.verifiedFiles.has(file.path), this.isVouched(file));
   }
 
   /**
@@ -232,7 +247,7 @@ export class SnapshotLoad {
     await this.loadEvaluations();
     await this.loadFindings();
     for (const table of TABLES) {
-      if (table === LOAD_WARNINGS || table === TRIALS || table === ALTERED_VALUES) continue;
+      if (table === LOAD_WARNINGS || table === ALTERED_VALUES || TRIAL_STORAGE.includes(table)) continue;
       await this.write(table, this.sink.rows.get(table.name) ?? []);
     }
     await this.loadTrials();
@@ -373,9 +388,17 @@ export class SnapshotLoad {
     return map;
   }
 
+  /**
+   * The trial files: each one's content is stored once (trial-content.ts); a file whose content is
+   * already stored is only mapped to this snapshot, never read again.
+   */
   private async loadTrials(): Promise<void> {
     const files: TrialFile[] = [];
     const manifestFiles = this.filesOf('trials');
+    const stored = await storedContents(
+      this.conn,
+      manifestFiles.map((f) => this.identityOf(f).contentKey),
+    );
     for (const [fileNo, file] of manifestFiles.entries()) {
       const full = resolveInside(this.dir, file.path);
       const assessmentId = file.assessment_id ?? path.basename(file.path, '.json');
@@ -396,8 +419,11 @@ export class SnapshotLoad {
         );
         continue;
       }
+      const identity = this.identityOf(file);
       const repaired = this.repairs.files.get(file.path);
-      for (const value of repaired?.altered ?? [])
+      // A stored content replays the values it was stored with altered; a new one has them from its repair.
+      const altered = stored.get(identity.contentKey) ?? repaired?.altered ?? [];
+      for (const value of altered)
         this.altered.push({
           file: file.path,
           jsonPath: value.jsonPath,
@@ -406,6 +432,7 @@ export class SnapshotLoad {
           rowKey: { assessment_id: assessmentId, trial_ordinal: value.record },
         });
       files.push({
+        ...identity,
         fileNo,
         path: repaired?.path ?? full,
         relPath: file.path,
@@ -415,37 +442,53 @@ export class SnapshotLoad {
         projectKey: scope?.project_key ?? null,
         records: file.records,
         vouched: this.isVouched(file),
+        altered,
       });
     }
+    await appendRows(
+      this.conn,
+      SNAPSHOT_TRIAL_FILES,
+      files.map((f) => [this.snapshotId, f.projectId, f.projectKey, f.assessmentId, f.relPath, f.contentKey]),
+    );
+    const toRead = filesToRead(files, stored);
     try {
-      await loadTrialFiles(this.conn, this.snapshotId, files, (done, total) =>
+      await loadTrialFiles(this.conn, toRead, (done, total) =>
         this.progress({ type: 'trials', snapshotId: this.snapshotId, filesDone: done, filesTotal: total }),
       );
     } catch (error) {
       throw await trialReadFailure(error, this.dir);
     }
-    for (const table of [TRIALS, TRIAL_TOOL_CALLS, MESSAGE_PARTS]) {
-      const rows = await scalarNumber(
-        this.conn,
-        `SELECT count(*) FROM ${table.name} WHERE snapshot_id = $1`,
-        [this.snapshotId],
-      );
-      this.counted(table, rows);
-    }
-    await this.checkTrialCounts(manifestFiles, files);
+    const counts = await this.trialCounts();
+    this.counted(TRIALS, counts.trials);
+    this.counted(TRIAL_TOOL_CALLS, counts.toolCalls);
+    this.counted(MESSAGE_PARTS, counts.parts);
+    this.checkTrialCounts(manifestFiles, files, counts.perAssessment);
   }
 
-  private async checkTrialCounts(
-    manifestFiles: readonly ManifestFile[],
-    loaded: readonly TrialFile[],
-  ): Promise<void> {
+  /** This snapshot's trial, tool call and part counts, from the stored contents' counts (no trial read). */
+  private async trialCounts() {
     const reader = await this.conn.runAndReadAll(
-      `SELECT assessment_id, count(*) AS n, count(extra) AS with_extra FROM trials WHERE snapshot_id = $1 GROUP BY assessment_id`,
+      `SELECT f.assessment_id, sum(c.trials), sum(c.trials_with_extra), sum(c.tool_calls), sum(c.message_parts)
+       FROM snapshot_trial_files f JOIN trial_content_files c ON c.content_key = f.content_key
+       WHERE f.snapshot_id = $1 GROUP BY f.assessment_id`,
       [this.snapshotId],
     );
-    const counts = new Map<string, { n: number; withExtra: number }>();
-    for (const [id, n, withExtra] of reader.getRows())
-      counts.set(String(id), { n: Number(n), withExtra: Number(withExtra) });
+    const perAssessment = new Map<string, { n: number; withExtra: number }>();
+    let [trials, toolCalls, parts] = [0, 0, 0];
+    for (const [id, n, withExtra, calls, partCount] of reader.getRows()) {
+      perAssessment.set(String(id), { n: Number(n), withExtra: Number(withExtra) });
+      trials += Number(n);
+      toolCalls += Number(calls);
+      parts += Number(partCount);
+    }
+    return { perAssessment, trials, toolCalls, parts };
+  }
+
+  private checkTrialCounts(
+    manifestFiles: readonly ManifestFile[],
+    loaded: readonly TrialFile[],
+    counts: ReadonlyMap<string, { n: number; withExtra: number }>,
+  ): void {
     const loadedByPath = new Map(loaded.map((f) => [f.relPath, f]));
     for (const file of manifestFiles) {
       const trialFile = loadedByPath.get(file.path);
@@ -497,6 +540,9 @@ export class SnapshotLoad {
     return out;
   }
 }
+
+/** The trial tables: written by loadTrials(), not from collected rows. */
+const TRIAL_STORAGE: readonly TableDef[] = [SNAPSHOT_TRIAL_FILES, TRIAL_CONTENT, TRIAL_CONTENT_FILES];
 
 async function fileExists(file: string): Promise<boolean> {
   return stat(file).then(
