@@ -8,12 +8,13 @@
  *                                                  review events), rewritten by every export
  *   DIR/<view>/data_0.parquet                      "current" views, rewritten by every export: the
  *                                                  metrics layer's metric_* figures, latest_findings
- *                                                  (one row per finding) and latest_project_snapshots
- *                                                  (which snapshot is each project's newest)
+ *                                                  (one row per finding), latest_project_snapshots
+ *                                                  (which snapshot is each project's newest) and
+ *                                                  latest_analytics_exclusions
  *   DIR/_airt_export.json                          marks the directory as an export (format, time)
  *
  * Hive layout: the partition column `snapshot_id` is in the path, not in the files, as Spark and Trino
- * expect. Timestamps are Parquet TIMESTAMP (UTC); trials.timestamp, text in the API, is exported typed
+ * expect. Snappy compression: Parquet's common default, which every engine and pure-JS readers decode. Timestamps are Parquet TIMESTAMP (UTC); trials.timestamp, text in the API, is exported typed
  * (NULL when it does not parse) with the original text in `timestamp_text`. Each partition and each
  * current view is written into a hidden temp directory beside its place and renamed into it, so a
  * reader (or a killed export) never sees half a partition; a partition that already exists is kept.
@@ -51,7 +52,12 @@ const FORMAT = 'airt-parquet/2';
 /** The partition of rows that belong to no snapshot. */
 export const JOURNAL_PARTITION = 'journal';
 /** Views exported whole, rewritten every time (small, and their rows change as snapshots arrive). */
-const CURRENT_VIEWS = ['latest_project_snapshots', 'latest_findings', ...METRIC_VIEW_NAMES];
+const CURRENT_VIEWS = [
+  'latest_project_snapshots',
+  'latest_findings',
+  'latest_analytics_exclusions',
+  ...METRIC_VIEW_NAMES,
+];
 /** Text columns of the API that hold timestamps: exported typed, their text kept beside them. */
 const TEXT_TIMESTAMPS: Readonly<Record<string, readonly string[]>> = { trials: ['timestamp'] };
 
@@ -101,7 +107,7 @@ async function writeDirectory(conn: DuckDBConnection, select: string, dir: strin
   await mkdir(temp, { recursive: true });
   try {
     await conn.run(
-      `COPY (${select}) TO ${quoteLiteral(path.join(temp, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION zstd)`,
+      `COPY (${select}) TO ${quoteLiteral(path.join(temp, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION snappy)`,
     );
     // A directory cannot be renamed over a non-empty one: the old one steps aside first.
     const old = (await stat(dir).catch(() => null)) ? `${temp}.old` : null;
@@ -114,8 +120,25 @@ async function writeDirectory(conn: DuckDBConnection, select: string, dir: strin
   }
 }
 
+/**
+ * A current view's SELECT: sums DuckDB types HUGEINT are written as BIGINT (Parquet has no 128-bit
+ * integer; DuckDB would write DOUBLE, and a count would read as a float in Spark or Trino).
+ */
+async function currentSelect(conn: DuckDBConnection, view: string): Promise<string> {
+  const described = await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${quoteIdent(view)}`);
+  const columns = described.getRows().map(([name, type]) => {
+    const column = quoteIdent(String(name));
+    return String(type) === 'HUGEINT' ? `CAST(${column} AS BIGINT) AS ${column}` : column;
+  });
+  return `SELECT ${columns.join(', ')} FROM ${quoteIdent(view)} ORDER BY ALL`;
+}
+
 /** One relation: the partitions of snapshots not exported yet, and the journal partition again. */
-async function exportRelation(conn: DuckDBConnection, table: TableDef, target: string): Promise<ExportedTable> {
+async function exportRelation(
+  conn: DuckDBConnection,
+  table: TableDef,
+  target: string,
+): Promise<ExportedTable> {
   const name = quoteIdent(table.name);
   const rows = await scalarNumber(conn, `SELECT count(*) FROM ${name}`);
   const dir = path.join(target, table.name);
@@ -136,8 +159,7 @@ async function exportRelation(conn: DuckDBConnection, table: TableDef, target: s
       kept++;
       continue;
     }
-    const where =
-      key === JOURNAL_PARTITION ? 'snapshot_id IS NULL' : `snapshot_id = ${quoteLiteral(key)}`;
+    const where = key === JOURNAL_PARTITION ? 'snapshot_id IS NULL' : `snapshot_id = ${quoteLiteral(key)}`;
     await writeDirectory(
       conn,
       `SELECT ${exportColumns(table)} FROM ${name} WHERE ${where} ORDER BY ${ORDER_KEYS[table.name] ?? 'ALL'}`,
@@ -170,7 +192,11 @@ export async function exportParquet(
     for (const table of RELATIONS) tables.push(await exportRelation(warehouse.conn, table, target));
     for (const view of CURRENT_VIEWS) {
       const rows = await scalarNumber(warehouse.conn, `SELECT count(*) FROM ${quoteIdent(view)}`);
-      await writeDirectory(warehouse.conn, `SELECT * FROM ${quoteIdent(view)} ORDER BY ALL`, path.join(target, view));
+      await writeDirectory(
+        warehouse.conn,
+        await currentSelect(warehouse.conn, view),
+        path.join(target, view),
+      );
       tables.push({ table: view, rows, partitions: [view], kept: 0 });
     }
     await writeFile(

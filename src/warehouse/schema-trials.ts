@@ -13,7 +13,15 @@
  * and two more tables (the million-trial snapshot: 12.9 s → 8.4 s). The views keep the contract of
  * one normalized row per element.
  */
-import { api, ASSESSMENT, ctx, projectTable, SNAPSHOT, type ColumnType, type TableDef } from './schema-core.js';
+import {
+  api,
+  ASSESSMENT,
+  ctx,
+  projectTable,
+  SNAPSHOT,
+  type ColumnType,
+  type TableDef,
+} from './schema-core.js';
 
 /** One row per ToolCallEvidence of a trial (a view over trials.tool_call_list). */
 export const TRIAL_TOOL_CALLS: TableDef = projectTable(

@@ -17,7 +17,7 @@ import {
   type AlteredValue,
   type TrialFileRepairs,
 } from './altered-values.js';
-import { appendRows, scalarNumber, type Row } from './db.js';
+import { appendRows, type Row } from './db.js';
 import { collectEvaluationPage } from './evaluation-rows.js';
 import { collectFindingDetail } from './finding-rows.js';
 import { readJsonFile } from './json-file.js';

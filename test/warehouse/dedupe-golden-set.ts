@@ -78,7 +78,8 @@ async function variant(
   });
   if (manifest) await edit(dir, manifest);
   await reseal(dir, (m) => {
-    if (manifest) Object.assign(m, { files: m.files.map((f, i) => ({ ...f, ...pickFlags(manifest?.files[i]) })) });
+    if (manifest)
+      Object.assign(m, { files: m.files.map((f, i) => ({ ...f, ...pickFlags(manifest?.files[i]) })) });
   });
   return dir;
 }
@@ -121,7 +122,11 @@ export async function renderDedupeGoldenSet(db: string, dir: string): Promise<Ma
   const files = new Map<string, string>();
   // Temp paths and the repository's fixture directory differ between machines.
   const neutral = (text: string): string =>
-    text.split(dir).join('<TMP>').split(path.dirname(path.dirname(FIXTURES.first))).join('<FIXTURES>');
+    text
+      .split(dir)
+      .join('<TMP>')
+      .split(path.dirname(path.dirname(FIXTURES.first)))
+      .join('<FIXTURES>');
   for (const query of await listNamedQueries()) {
     files.set(`query-${query.name}.json`, neutral(formatResult(await runQuery(db, query.sql), 'json')));
   }

@@ -135,11 +135,11 @@ describe('loading night after night', () => {
       db,
       `SELECT assessment_id, count(*) AS n FROM trials WHERE snapshot_id = '${manifest.snapshot_id}' GROUP BY ALL`,
     );
-    const expected = Object.fromEntries(
+    const expected = new Map(
       manifest.files
         .filter((f) => f.kind === 'trials' && (f.records ?? 0) > 0)
-        .map((f) => [f.assessment_id, f.records]),
+        .map((f) => [String(f.assessment_id), f.records]),
     );
-    expect(Object.fromEntries(perAssessment.map((r) => [r.assessment_id, r.n]))).toEqual(expected);
+    expect(new Map(perAssessment.map((r) => [String(r.assessment_id), r.n]))).toEqual(expected);
   });
 });

@@ -212,9 +212,9 @@ describe('message parts', () => {
       // hold the same bytes as the first's are not shared with them (no hash was stored), but are
       // stored once for every later snapshot.
       expect(await rows(db, 'SELECT count(*) AS n FROM trials')).toEqual([{ n: 15 + 19 }]);
-      expect(await rows(db, `SELECT count(*) AS n FROM trial_content_files WHERE read_path = 'migrated'`)).toEqual(
-        [{ n: 3 }],
-      );
+      expect(
+        await rows(db, `SELECT count(*) AS n FROM trial_content_files WHERE read_path = 'migrated'`),
+      ).toEqual([{ n: 3 }]);
       expect(await rows(db, 'SELECT count(*) AS n FROM altered_values')).toEqual([{ n: 0 }]);
       const expected = (await Promise.all([FIXTURES.first, FIXTURES.second].map(partsInFiles))).flat().sort();
       expect(await partsInDb(db)).toEqual(expected);

@@ -29,17 +29,23 @@ let snapshots: string[];
 /** Per snapshot: its row count in every relation and its figures, as one comparable text. */
 async function perSnapshot(db: string): Promise<Map<string, string>> {
   const counts = RELATIONS.map(
-    (t) => `SELECT snapshot_id, '${t.name}' AS t, count(*) AS n FROM ${t.name} WHERE snapshot_id IS NOT NULL GROUP BY ALL`,
+    (t) =>
+      `SELECT snapshot_id, '${t.name}' AS t, count(*) AS n FROM ${t.name} WHERE snapshot_id IS NOT NULL GROUP BY ALL`,
   ).join(' UNION ALL ');
   const found = new Map<string, string[]>();
   for (const row of await rows(db, `${counts} ORDER BY ALL`))
-    found.set(String(row.snapshot_id), [...(found.get(String(row.snapshot_id)) ?? []), `${row.t}=${row.n}`]);
+    found.set(String(row.snapshot_id), [
+      ...(found.get(String(row.snapshot_id)) ?? []),
+      `${String(row.t)}=${String(row.n)}`,
+    ]);
   const figures = await rows(
     db,
     'SELECT snapshot_id, project_key, figure, value, numerator, denominator FROM metric_project_figures ORDER BY ALL',
   );
   for (const f of figures)
-    found.get(String(f.snapshot_id))?.push(`${f.project_key}/${f.figure}=${f.value}/${f.numerator}/${f.denominator}`);
+    found
+      .get(String(f.snapshot_id))
+      ?.push(JSON.stringify([f.project_key, f.figure, f.value, f.numerator, f.denominator]));
   return new Map([...found].map(([id, parts]) => [id, parts.join(' ')]));
 }
 
@@ -54,7 +60,12 @@ async function storage(db: string) {
             (SELECT count(*) FROM snapshot_trial_files f WHERE NOT EXISTS
                (SELECT 1 FROM trial_content_files c WHERE f.content_key = c.content_key)) AS dangling`,
   );
-  return { stored: Number(s?.stored), recorded: Number(s?.recorded), orphans: s?.orphans, dangling: s?.dangling };
+  return {
+    stored: Number(s?.stored),
+    recorded: Number(s?.recorded),
+    orphans: s?.orphans,
+    dangling: s?.dangling,
+  };
 }
 
 beforeAll(async () => {
@@ -97,7 +108,11 @@ describe('pruning the warehouse', () => {
       const cached = references.get(key);
       if (cached) return cached;
       const reference = path.join(work, `reference-${references.size}.duckdb`);
-      await loadSnapshots(reference, snapshots.filter((d) => ids.includes(path.basename(d))), { now });
+      await loadSnapshots(
+        reference,
+        snapshots.filter((d) => ids.includes(path.basename(d))),
+        { now },
+      );
       const found = await perSnapshot(reference);
       references.set(key, found);
       return found;
