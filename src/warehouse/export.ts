@@ -11,13 +11,15 @@
  *                                                  (one row per finding), latest_project_snapshots
  *                                                  (which snapshot is each project's newest) and
  *                                                  latest_analytics_exclusions
- *   DIR/_airt_export.json                          marks the directory as an export (format, time)
+ *   DIR/_airt_export.json                          marks the directory as an export (format, time of
+ *                                                  the last complete one), written first
  *
  * Hive layout: the partition column `snapshot_id` is in the path, not in the files, as Spark and Trino
  * expect. Snappy compression: Parquet's common default, which every engine and pure-JS readers decode. Timestamps are Parquet TIMESTAMP (UTC); trials.timestamp, text in the API, is exported typed
  * (NULL when it does not parse) with the original text in `timestamp_text`. Each partition and each
  * current view is written into a hidden temp directory beside its place and renamed into it, so a
- * reader (or a killed export) never sees half a partition; a partition that already exists is kept.
+ * reader (or a killed export) never sees half a partition; a partition that already exists is kept,
+ * and the next export removes the temp directories a killed one left.
  * A snapshot's rows never change once loaded, so its partitions stay right; what does change (the
  * newest snapshot per project, current triage status, figures) is in the rewritten current views.
  */
@@ -86,6 +88,33 @@ async function prepareTarget(dir: string): Promise<void> {
     throw new CliError(
       `${dir} is not empty and holds no earlier export (${MARKER}); export writes a new directory or adds to its own. Choose another --out or remove it.`,
     );
+  // Marked before anything is written: an export killed halfway is continued by the next one.
+  if (!entries?.includes(MARKER)) await writeMarker(dir, null);
+}
+
+async function writeMarker(dir: string, exportedAt: string | null): Promise<void> {
+  await writeFile(
+    path.join(dir, MARKER),
+    `${JSON.stringify({ format: FORMAT, exported_at: exportedAt }, null, 2)}\n`,
+  );
+}
+
+/** Temp directories of exports whose process is gone (killed): removed, never a live export's. */
+async function removeAbandoned(dir: string, entries: readonly string[]): Promise<void> {
+  for (const name of entries) {
+    const pid = Number(/\.tmp-(\d+)-[0-9a-f]+(?:\.old)?$/.exec(name)?.[1]);
+    if (!name.startsWith('.') || !Number.isInteger(pid) || pid <= 0 || isAlive(pid)) continue;
+    await rm(path.join(dir, name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** The SELECT list of a relation as exported: snapshot_id left out (it is the partition), timestamps typed. */
@@ -143,7 +172,9 @@ async function exportRelation(
   const rows = await scalarNumber(conn, `SELECT count(*) FROM ${name}`);
   const dir = path.join(target, table.name);
   await mkdir(dir, { recursive: true });
-  const existing = new Set(await readdir(dir));
+  const entries = await readdir(dir);
+  await removeAbandoned(dir, entries);
+  const existing = new Set(entries);
   const keys = (
     await conn.runAndReadAll(
       `SELECT DISTINCT coalesce(snapshot_id, '${JOURNAL_PARTITION}') FROM ${name} ORDER BY 1`,
@@ -199,10 +230,7 @@ export async function exportParquet(
       );
       tables.push({ table: view, rows, partitions: [view], kept: 0 });
     }
-    await writeFile(
-      path.join(target, MARKER),
-      `${JSON.stringify({ format: FORMAT, exported_at: now().toISOString() }, null, 2)}\n`,
-    );
+    await writeMarker(target, now().toISOString());
     return { dir: target, tables };
   } finally {
     warehouse.close();

@@ -24,7 +24,7 @@ import { readJsonFile } from './json-file.js';
 import { isPlainObject, RowCollector, warningRows, type LoadWarning } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
 import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
-import { contentIdentity, filesToRead, storedContents } from './trial-content.js';
+import { contentIdentity, filesToRead, snapshotTrialCounts, storedContents } from './trial-content.js';
 import {
   loadTrialFiles,
   stageTrials,
@@ -458,30 +458,11 @@ export class SnapshotLoad {
     } catch (error) {
       throw await trialReadFailure(error, this.dir);
     }
-    const counts = await this.trialCounts();
+    const counts = await snapshotTrialCounts(this.conn, this.snapshotId);
     this.counted(TRIALS, counts.trials);
     this.counted(TRIAL_TOOL_CALLS, counts.toolCalls);
     this.counted(MESSAGE_PARTS, counts.parts);
     this.checkTrialCounts(manifestFiles, files, counts.perAssessment);
-  }
-
-  /** This snapshot's trial, tool call and part counts, from the stored contents' counts (no trial read). */
-  private async trialCounts() {
-    const reader = await this.conn.runAndReadAll(
-      `SELECT f.assessment_id, sum(c.trials), sum(c.trials_with_extra), sum(c.tool_calls), sum(c.message_parts)
-       FROM snapshot_trial_files f JOIN trial_content_files c ON c.content_key = f.content_key
-       WHERE f.snapshot_id = $1 GROUP BY f.assessment_id`,
-      [this.snapshotId],
-    );
-    const perAssessment = new Map<string, { n: number; withExtra: number }>();
-    let [trials, toolCalls, parts] = [0, 0, 0];
-    for (const [id, n, withExtra, calls, partCount] of reader.getRows()) {
-      perAssessment.set(String(id), { n: Number(n), withExtra: Number(withExtra) });
-      trials += Number(n);
-      toolCalls += Number(calls);
-      parts += Number(partCount);
-    }
-    return { perAssessment, trials, toolCalls, parts };
   }
 
   private checkTrialCounts(

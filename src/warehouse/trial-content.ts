@@ -80,3 +80,28 @@ export function filesToRead<T extends { contentKey: string }>(
     return true;
   });
 }
+
+/** Trials per assessment of a snapshot, and whether they carry `extra`. */
+export type AssessmentTrialCounts = ReadonlyMap<string, { n: number; withExtra: number }>;
+
+/**
+ * A snapshot's trial, tool call and part counts, from the stored contents' counts: what the load
+ * reports and checks against the manifest, without reading a trial.
+ */
+export async function snapshotTrialCounts(conn: DuckDBConnection, snapshotId: string) {
+  const reader = await conn.runAndReadAll(
+    `SELECT f.assessment_id, sum(c.trials), sum(c.trials_with_extra), sum(c.tool_calls), sum(c.message_parts)
+     FROM snapshot_trial_files f JOIN trial_content_files c ON c.content_key = f.content_key
+     WHERE f.snapshot_id = $1 GROUP BY f.assessment_id`,
+    [snapshotId],
+  );
+  const perAssessment = new Map<string, { n: number; withExtra: number }>();
+  let [trials, toolCalls, parts] = [0, 0, 0];
+  for (const [id, n, withExtra, calls, partCount] of reader.getRows()) {
+    perAssessment.set(String(id), { n: Number(n), withExtra: Number(withExtra) });
+    trials += Number(n);
+    toolCalls += Number(calls);
+    parts += Number(partCount);
+  }
+  return { perAssessment: perAssessment as AssessmentTrialCounts, trials, toolCalls, parts };
+}

@@ -5,7 +5,7 @@
  * the new snapshot's partitions and leaves the others' files as they were; the README's ASR-by-category
  * query over the export gives the named query's answer.
  */
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
@@ -151,6 +151,10 @@ describe('the Parquet export read by an independent reader', () => {
   it('adds only the new snapshot’s partitions on the next export, leaving the others as they were', async () => {
     const firstFile = path.join(out, 'trials/snapshot_id=20260301T060000Z-first/data_0.parquet');
     const before = await stat(firstFile);
+    // What an export SIGKILLed while writing a partition leaves (its process is gone).
+    const abandoned = path.join(out, 'trials/.snapshot_id=20260315T060000Z-second.tmp-999999999-0badf00d');
+    await mkdir(abandoned);
+    await writeFile(path.join(abandoned, 'data_0.parquet'), 'half');
     await loadSnapshots(db, [FIXTURES.second], { now: () => new Date('2026-04-01T00:00:00Z') });
     const result = await exportParquet(db, out);
     const trials = result.tables.find((t) => t.table === 'trials');
