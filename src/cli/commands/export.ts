@@ -17,13 +17,11 @@ export const exportCommand = defineCommand<ExportArgs>({
   describe:
     'Export every warehouse table as Hive-partitioned Parquet (DIR/<table>/snapshot_id=…/); again into DIR adds new snapshots',
   builder: (y) =>
-    y
-      .option('db', { type: 'string', demandOption: true, describe: 'DuckDB database file' })
-      .option('out', {
-        type: 'string',
-        demandOption: true,
-        describe: 'New or empty output directory, or an earlier export to add to',
-      }),
+    y.option('db', { type: 'string', demandOption: true, describe: 'DuckDB database file' }).option('out', {
+      type: 'string',
+      demandOption: true,
+      describe: 'New or empty output directory, or an earlier export to add to',
+    }),
   async run(args, io) {
     const { exportParquet } = await import('../../warehouse/export.js');
     const result = await exportParquet(path.resolve(io.cwd, args.db), path.resolve(io.cwd, args.out));
