@@ -13,6 +13,7 @@ export const EXIT = {
   interrupted: 130,
   terminated: 143,
 } as const;
+/** One of the EXIT codes. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** The signals that stop the CLI gracefully (long work stops cleanly) instead of killing it. */
@@ -21,6 +22,38 @@ export type StopSignal = (typeof STOP_SIGNALS)[number];
 
 /** Each stop signal exits like a shell command it killed would: 128 + the signal's number. */
 const STOP_SIGNAL_EXIT: Record<StopSignal, ExitCode> = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated };
+
+/**
+ * A message that names the settings it is about through `name`, so one error reads right for every
+ * caller: the library spells an option `options.baseUrl`, the CLI `--base-url / AIRT_BASE_URL`, a run
+ * config `connection.base_url`. Errors built from one offer `describeWith(name)`.
+ */
+export type OptionWording = (name: (option: string) => string) => string;
+
+/** How library messages name a caller's option: `options.concurrency`. */
+export function libraryOptionName(option: string): string {
+  return `options.${option}`;
+}
+
+/**
+ * The message of `error` with option names spelled by `name`, for errors that offer `describeWith`
+ * (InvalidOptionError, the API client's errors); otherwise the message as it is.
+ */
+export function describeError(error: Error, name: (option: string) => string): string {
+  const wording = (error as Partial<{ describeWith: (name: (option: string) => string) => string }>)
+    .describeWith;
+  return typeof wording === 'function' ? wording.call(error, name) : error.message;
+}
+
+/**
+ * The exit code of an expected failure: a CliError's, or that of a library error carrying one of the
+ * EXIT codes (the API client's errors, which are not CliErrors). Undefined for anything unexpected.
+ */
+export function expectedExitCode(error: unknown): ExitCode | undefined {
+  if (error instanceof CliError) return error.exitCode;
+  const code = error instanceof Error ? (error as { exitCode?: unknown }).exitCode : undefined;
+  return (Object.values(EXIT) as unknown[]).includes(code) ? (code as ExitCode) : undefined;
+}
 
 /** A failure the user can act on: the message says what happened and, ideally, what to do. */
 export class CliError extends Error {
@@ -36,9 +69,30 @@ export class CliError extends Error {
 
 /** Wrong flags or arguments: exit code 2. */
 export class UsageError extends CliError {
-  override readonly name = 'UsageError';
+  override readonly name: string = 'UsageError';
   constructor(message: string) {
     super(message, EXIT.usage);
+  }
+}
+
+/**
+ * A library option with a value that cannot be used. `option` is the option's name as the library
+ * call spells it (`concurrency`, `baseUrl`); the message names it `options.concurrency`. The CLI shows
+ * the same problem with its flag (`--concurrency`) through `describeWith`, so the library never speaks
+ * in flags and the CLI never re-words the problem.
+ */
+export class InvalidOptionError extends UsageError {
+  override readonly name = 'InvalidOptionError';
+  constructor(
+    /** The option's name in the library call, e.g. `concurrency`. */
+    readonly option: string,
+    private readonly describe: OptionWording,
+  ) {
+    super(describe(libraryOptionName));
+  }
+  /** The message with every option name spelled by `name` (the CLI passes its flag spelling). */
+  describeWith(name: (option: string) => string): string {
+    return this.describe(name);
   }
 }
 

@@ -39,6 +39,15 @@ export function showUnsafeCharacters(text: string, show: (char: string) => strin
   return text.replace(CONTROLS, show).replace(INVISIBLE, show);
 }
 
+/**
+ * Whether `text` holds any unsafe character (see the module comment), tab and line feed included:
+ * for names that must be refused rather than shown (zip entry names).
+ */
+export function hasUnsafeCharacter(text: string): boolean {
+  // search() ignores the global regexes' lastIndex, so the shared patterns stay stateless here.
+  return /[\t\n]/u.test(text) || text.search(CONTROLS) !== -1 || text.search(INVISIBLE) !== -1;
+}
+
 /** Lone surrogates (a model output cut inside an emoji) become U+FFFD, as any UTF-8 writer would make them. */
 export function replaceLoneSurrogates(text: string): string {
   return text.replace(LONE_SURROGATES, '\uFFFD');
@@ -99,4 +108,23 @@ export function markdownCode(text: string): string {
   const fence = '`'.repeat(longestRun + 1);
   const pad = body.startsWith('`') || body.endsWith('`') || body.startsWith(' ') ? ' ' : '';
   return body.length === 0 ? '' : `${fence}${pad}${body}${pad}${fence}`;
+}
+
+/**
+ * ASCII punctuation that means something to GitHub-flavoured Markdown: emphasis, code, links and
+ * images, raw HTML and entities, table pipes, headings and lists, autolinks (`:` of a scheme, `@` of
+ * an e-mail, `.` of `www.`), math (`$`) and emoji shortcodes (`:`). CommonMark lets any ASCII
+ * punctuation be backslash-escaped, and GFM tables treat `\|` as a literal pipe.
+ */
+const MARKDOWN_SPECIAL = /[\\`*_{}[\]()<>#+\-.!|~&:@$=]/gu;
+
+/**
+ * Markdown inline text, safe in paragraphs, list items, headings and table cells: line breaks become a
+ * visible "↵" (a newline would end a table row or paragraph) and every special character is escaped,
+ * so no emphasis, link, image, autolink, raw HTML or extra cell can come from the data.
+ */
+export function escapeMarkdownText(text: string): string {
+  return text
+    .replace(/\r\n|[\r\n\u0085\u2028\u2029]/gu, ' ↵ ')
+    .replace(MARKDOWN_SPECIAL, (char) => `\\${char}`);
 }

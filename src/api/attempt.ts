@@ -44,7 +44,7 @@ export interface AttemptEnvironment {
   /** Removes the token from service text before it goes into an error. */
   redact: (text: string) => string;
   /** Where the user sets the token, for the 401 message (see ApiClientOptions.tokenSource). */
-  tokenSource: string;
+  tokenSource: string | undefined;
 }
 
 /** At most this much of an error body is read: enough for any envelope or the start of an HTML page. */

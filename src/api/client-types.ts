@@ -16,6 +16,7 @@ import type {
   UpdateFindingRequest,
 } from './schemas.js';
 
+/** How createApiClient talks to the service: address, token, limits, retry policy and injectable effects. */
 export interface ApiClientOptions {
   /** Service address, e.g. `https://airt.example.com` (a trailing slash is fine). */
   baseUrl: string;
@@ -37,15 +38,18 @@ export interface ApiClientOptions {
   random?: () => number;
   /** Wait between attempts; default a timer that rejects as soon as `signal` aborts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Monotonic clock in ms for the elapsed-time budget; default performance.now. */
-  now?: () => number;
-  /** Wall clock in ms since the epoch, to read HTTP-date Retry-After values; default Date.now. */
-  clock?: () => number;
+  /**
+   * Wall clock, to read HTTP-date Retry-After values; default the system clock. Every library step
+   * takes its clock this way (`now?: () => Date`).
+   */
+  now?: () => Date;
+  /** Monotonic clock in ms for the elapsed-time budget (immune to wall-clock jumps); default performance.now. */
+  monotonicNow?: () => number;
   /** Appended to the User-Agent (`airt-report/0.1.0 <suffix>`), e.g. the command name. */
   userAgentSuffix?: string;
   /**
-   * Where the user sets the token, as messages about it (401, unusable token) name it; default
-   * `AIRT_TOKEN or --token-file FILE` (the CLI flags). `run` names its config key instead.
+   * Where the user sets the token, as the 401 message names it; default `options.token` (the CLI
+   * rewords it as its flags at its boundary; `run` passes its config key).
    */
   tokenSource?: string;
 }
@@ -58,6 +62,7 @@ export interface Parsed<T> {
 
 export type QueryValue = string | number | boolean | undefined;
 
+/** A request by method and path, for operations the typed methods do not cover. */
 export interface RawRequest {
   method: 'GET' | 'PATCH' | 'PUT';
   /** From apiPaths, already percent-encoded. */
@@ -70,6 +75,7 @@ export interface RawRequest {
   auth?: boolean;
 }
 
+/** Query parameters of the evaluation-job listing. */
 export interface ListEvaluationsParams {
   page?: number;
   pageSize?: number;
@@ -77,11 +83,16 @@ export interface ListEvaluationsParams {
   status?: string;
 }
 
+/** Query parameters of an assessment's trial list. */
 export interface ListTrialsParams {
   jailbreaksOnly?: boolean;
   limit?: number;
 }
 
+/**
+ * A client for one service (createApiClient): typed operations returning validated values, raw requests,
+ * close().
+ */
 export interface ApiClient {
   /** Operation 6, without Authorization. Remembers api_version for 426 messages. */
   getConfig(): Promise<Parsed<ConfigResponse>>;

@@ -16,12 +16,12 @@
 import pLimit from 'p-limit';
 import { Agent, fetch as undiciFetch, type Response } from 'undici';
 import type { z } from 'zod';
-import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { attemptRequest, type PreparedRequest } from './attempt.js';
 import type { ApiClient, ApiClientOptions, Parsed, RawRequest } from './client-types.js';
 import { redactSecret, textSnippet } from './error-body.js';
-import { DEFAULT_TOKEN_SOURCE, ResponseSchemaError, type RequestTarget } from './errors.js';
+import { ResponseSchemaError, type RequestTarget } from './errors.js';
+import { checkToken, normalizeBaseUrl } from './connection-settings.js';
 import { collectAllEvaluations } from './paginate-evaluations.js';
 import { parseTolerant } from './parse.js';
 import { apiPaths, pathWithQuery } from './paths.js';
@@ -62,9 +62,9 @@ interface ReceivedBody {
  * Call `close()` when done to release the keep-alive connections.
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
-  const tokenSource = options.tokenSource ?? DEFAULT_TOKEN_SOURCE;
-  const baseUrl = normalizeBaseUrl(options.baseUrl, tokenSource);
-  const token = checkToken(options.token, tokenSource);
+  const tokenSource = options.tokenSource;
+  const baseUrl = normalizeBaseUrl(options.baseUrl);
+  const token = checkToken(options.token);
   const timeoutMs = positiveInteger(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs');
   const concurrency = positiveInteger(options.concurrency ?? DEFAULT_CONCURRENCY, 'concurrency');
   const policy = resolveRetryPolicy(options.retry);
@@ -117,7 +117,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             fetch: fetchImpl,
             timeoutMs,
             signal: options.signal,
-            clock: options.clock ?? Date.now,
+            clock: () => (options.now?.() ?? new Date()).getTime(),
             apiVersion: () => knownApiVersion,
             redact,
             tokenSource,
@@ -130,7 +130,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         policy,
         random: options.random ?? Math.random,
         sleep: options.sleep ?? abortableSleep,
-        now: options.now ?? (() => performance.now()),
+        now: options.monotonicNow ?? (() => performance.now()),
         signal: options.signal,
         onRetry: options.onRetry,
       },
@@ -280,43 +280,6 @@ function redactedBody(text: string, data: unknown, token: string | undefined): u
   } catch {
     return '[body withheld: it contained the access token]';
   }
-}
-
-/**
- * The service address as requests are built from it (no trailing slash). Throws a UsageError for
- * anything but a plain http(s) URL: no credentials, query string or fragment. Exported so callers that
- * create files before the client (the snapshot) can refuse a bad address first.
- */
-export function normalizeBaseUrl(baseUrl: string, tokenSource: string = DEFAULT_TOKEN_SOURCE): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new UsageError(`The service address is not a URL: ${JSON.stringify(textSnippet(baseUrl))}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`The service address must be http:// or https://, got ${url.protocol}`);
-  }
-  if (url.username || url.password) {
-    throw new UsageError(`The service address must not embed credentials; use ${tokenSource}.`);
-  }
-  if (url.search || url.hash) {
-    throw new UsageError('The service address must not carry a query string or fragment.');
-  }
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
-}
-
-/** A token that cannot be sent as a header value is refused up front, without repeating it. */
-function checkToken(token: string | undefined, tokenSource: string): string | undefined {
-  if (token === undefined || token === '') return undefined;
-  // Visible ASCII only: RFC 6750 bearer tokens are a subset, and this rules out header injection.
-  if (!/^[\x21-\x7e]+$/.test(token)) {
-    throw new UsageError(
-      'The access token contains spaces, line breaks or non-ASCII characters and cannot be sent. ' +
-        `Check ${tokenSource}.`,
-    );
-  }
-  return token;
 }
 
 function positiveInteger(value: number, name: string): number {

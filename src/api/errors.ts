@@ -1,8 +1,13 @@
 /**
  * The API client's failures, as a small hierarchy (STYLE.md practice 4). Every error names the
  * request (`GET /api/v1/org/acme/ws/main/evaluations?page=2`), says what to do, carries the exit code
- * of a CliError (1), and never contains the access token: the token only ever travels in a request
- * header, and any service text copied into an error is redacted first (see error-body.ts).
+ * a command should end with (1, or 2 for a blocked port), and never contains the access token: the
+ * token only ever travels in a request header, and any service text copied into an error is redacted
+ * first (see error-body.ts).
+ *
+ * These are library errors, not CLI errors: they do not extend CliError, and the settings they point
+ * at are named as the library calls them (`options.baseUrl`, `options.token`). `describeWith(name)`
+ * renders the same message with another spelling (the CLI's `--base-url / AIRT_BASE_URL`).
  *
  * ```
  * ApiError
@@ -18,7 +23,7 @@
  * └─ ResponseSchemaError       a 2xx whose body is not JSON or does not match the API schema
  * ```
  */
-import { CliError, EXIT, type ExitCode } from '../errors.js';
+import { EXIT, libraryOptionName, type ExitCode, type OptionWording } from '../errors.js';
 import { VERSION } from '../version.js';
 import { formatIssues, type SchemaIssue } from './parse.js';
 import type { ValidationErrorItem } from './schemas.js';
@@ -31,30 +36,41 @@ export interface RequestTarget {
 }
 
 /** Base of every client error: knows the request and how many attempts were made. */
-export class ApiError extends CliError {
+export class ApiError extends Error {
   override readonly name: string = 'ApiError';
   readonly method: string;
   /** Request path relative to the base URL, with its query string. */
   readonly path: string;
   /** Attempts made for this logical request, including the one that produced this error. */
   readonly attempts: number;
+  /** The exit code a command ends with on this error: 1, or 2 (usage) when nothing could be sent. */
+  readonly exitCode: ExitCode;
+  private readonly wording: OptionWording;
   constructor(
-    message: string,
+    message: string | OptionWording,
     target: RequestTarget,
     attempts: number,
     options?: { cause?: unknown; exitCode?: ExitCode },
   ) {
-    super(message, options?.exitCode, options && 'cause' in options ? { cause: options.cause } : undefined);
+    const wording: OptionWording = typeof message === 'string' ? () => message : message;
+    super(wording(libraryOptionName), options && 'cause' in options ? { cause: options.cause } : undefined);
+    this.wording = wording;
     this.method = target.method;
     this.path = target.path;
     this.attempts = attempts;
+    this.exitCode = options?.exitCode ?? EXIT.failure;
   }
   /** `GET /api/v1/…?page=2` */
   get request(): string {
     return describeRequest(this);
   }
+  /** The message with the settings it points at spelled by `name` (the CLI passes its flags). */
+  describeWith(name: (option: string) => string): string {
+    return this.wording(name);
+  }
 }
 
+/** `GET /api/v1/…?page=2`: how every message names its request. */
 export function describeRequest(target: RequestTarget): string {
   return `${target.method} ${target.path}`;
 }
@@ -104,8 +120,13 @@ export class HttpError extends ApiError {
   readonly errors: ValidationErrorItem[] | undefined;
   /** The start of a body that was not an error envelope (e.g. a proxy's HTML page), tags stripped. */
   readonly bodySnippet: string | undefined;
-  constructor(target: RequestTarget, fields: HttpErrorFields, attempts: number, message?: string) {
-    super(message ?? HttpError.defaultMessage(target, fields, attempts), target, attempts);
+  constructor(
+    target: RequestTarget,
+    fields: HttpErrorFields,
+    attempts: number,
+    message?: string | OptionWording,
+  ) {
+    super(message ?? ((name) => HttpError.defaultMessage(target, fields, attempts, name)), target, attempts);
     this.status = fields.status;
     this.type = fields.type;
     this.detail = fields.detail;
@@ -113,7 +134,12 @@ export class HttpError extends ApiError {
     this.bodySnippet = fields.bodySnippet;
   }
 
-  private static defaultMessage(target: RequestTarget, fields: HttpErrorFields, attempts: number): string {
+  private static defaultMessage(
+    target: RequestTarget,
+    fields: HttpErrorFields,
+    attempts: number,
+    name: (option: string) => string,
+  ): string {
     const status = `${fields.status}${fields.statusText ? ` ${fields.statusText}` : ''}`;
     const said = serviceSaid(fields);
     let message = `${describeRequest(target)} failed with ${status}${afterAttempts(attempts)}`;
@@ -121,7 +147,7 @@ export class HttpError extends ApiError {
     if (fields.status >= 300 && fields.status < 400) {
       message +=
         `. The service redirected${fields.location ? ` to ${clip(fields.location, 200)}` : ''}; ` +
-        'redirects are not followed so the token is never sent elsewhere. Point --base-url at the final address.';
+        `redirects are not followed so the token is never sent elsewhere. Point ${name('baseUrl')} at the final address.`;
     } else if (
       fields.status === 429 ||
       fields.status === 502 ||
@@ -136,9 +162,6 @@ export class HttpError extends ApiError {
   }
 }
 
-/** Where the CLI commands take the token from; `run` names its config key instead. */
-export const DEFAULT_TOKEN_SOURCE = 'AIRT_TOKEN or --token-file FILE';
-
 /** 401: the token is missing or invalid. */
 export class AuthenticationError extends HttpError {
   override readonly name: string = 'AuthenticationError';
@@ -146,15 +169,17 @@ export class AuthenticationError extends HttpError {
     target: RequestTarget,
     fields: HttpErrorFields,
     attempts: number,
-    tokenSource: string = DEFAULT_TOKEN_SOURCE,
+    /** Where the caller sets the token, when not the `token` option (a run names its config key). */
+    tokenSource?: string,
   ) {
     const said = serviceSaid(fields);
     super(
       target,
       fields,
       attempts,
-      `${describeRequest(target)} was rejected with 401: the access token is missing or invalid` +
-        `${said ? ` (service said: ${said})` : ''}. Set ${tokenSource} to a valid token.`,
+      (name) =>
+        `${describeRequest(target)} was rejected with 401: the access token is missing or invalid` +
+        `${said ? ` (service said: ${said})` : ''}. Set ${tokenSource ?? name('token')} to a valid token.`,
     );
   }
 }
@@ -203,7 +228,7 @@ export class UpgradeRequiredError extends HttpError {
     const version =
       apiVersion !== undefined
         ? `the service reports api_version ${clip(apiVersion, 60)}`
-        : 'run airt-report config to see its api_version';
+        : 'its api_version is unknown; GET /api/v1/config reports it';
     super(
       target,
       fields,
@@ -228,8 +253,9 @@ export class NetworkError extends ApiError {
     cause?: unknown,
   ) {
     super(
-      `${describeRequest(target)} failed${afterAttempts(attempts)}: ${what}${code ? ` (${code})` : ''}. ` +
-        'Check --base-url / AIRT_BASE_URL and that the service is reachable, then try again.',
+      (name) =>
+        `${describeRequest(target)} failed${afterAttempts(attempts)}: ${what}${code ? ` (${code})` : ''}. ` +
+        `Check ${name('baseUrl')} and that the service is reachable, then try again.`,
       target,
       attempts,
       { cause },
@@ -247,8 +273,9 @@ export class BlockedPortError extends ApiError {
   readonly port: number;
   constructor(target: RequestTarget, port: number, attempts: number, cause?: unknown) {
     super(
-      `${describeRequest(target)} was not sent: port ${port} is blocked by fetch (unsafe port); use another ` +
-        'port for the service (--base-url / AIRT_BASE_URL, or connection.base_url in a run config).',
+      (name) =>
+        `${describeRequest(target)} was not sent: port ${port} is blocked by fetch (unsafe port); use another ` +
+        `port for the service (${name('baseUrl')}).`,
       target,
       attempts,
       { cause, exitCode: EXIT.usage },
@@ -339,7 +366,7 @@ export function httpErrorFor(
   fields: HttpErrorFields,
   attempts: number,
   apiVersion: string | undefined,
-  tokenSource: string = DEFAULT_TOKEN_SOURCE,
+  tokenSource?: string,
 ): HttpError {
   switch (fields.status) {
     case 401:
@@ -355,18 +382,29 @@ export function httpErrorFor(
   }
 }
 
+/** Whether `e` is any error of the API client (ApiError or a subclass). */
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
+/** Whether `e` is a non-2xx answer (HttpError or a subclass). */
 export const isHttpError = (e: unknown): e is HttpError => e instanceof HttpError;
+/** Whether `e` is a 401: the token is missing or invalid. */
 export const isAuthenticationError = (e: unknown): e is AuthenticationError =>
   e instanceof AuthenticationError;
+/** Whether `e` is a 403: the token lacks the rights. */
 export const isForbiddenError = (e: unknown): e is ForbiddenError => e instanceof ForbiddenError;
+/** Whether `e` is a 404: the organization, workspace, project, assessment or finding does not exist. */
 export const isNotFoundError = (e: unknown): e is NotFoundError => e instanceof NotFoundError;
+/** Whether `e` is a 426: the service needs a newer client. */
 export const isUpgradeRequiredError = (e: unknown): e is UpgradeRequiredError =>
   e instanceof UpgradeRequiredError;
+/** Whether `e` is a failure to reach the service (refused, reset, DNS, body cut off). */
 export const isNetworkError = (e: unknown): e is NetworkError => e instanceof NetworkError;
+/** Whether `e` is a request fetch refused to send because of its port. */
 export const isBlockedPortError = (e: unknown): e is BlockedPortError => e instanceof BlockedPortError;
+/** Whether `e` is a request that got no complete answer in time. */
 export const isTimeoutError = (e: unknown): e is TimeoutError => e instanceof TimeoutError;
+/** Whether `e` is a PATCH whose effect cannot be known. */
 export const isOutcomeUnknownError = (e: unknown): e is OutcomeUnknownError =>
   e instanceof OutcomeUnknownError;
+/** Whether `e` is a 2xx whose body did not match the API schema. */
 export const isResponseSchemaError = (e: unknown): e is ResponseSchemaError =>
   e instanceof ResponseSchemaError;

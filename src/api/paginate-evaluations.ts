@@ -21,6 +21,7 @@ const STALLED_PAGE_LIMIT = 3;
 /** Why a full listing stopped. Anything but `total_reached` and `empty_page` means it may be incomplete. */
 export type ListingStopReason = 'total_reached' | 'empty_page' | 'page_cap' | 'no_new_items';
 
+/** Every evaluation job of a workspace, page by page, with why the listing stopped. */
 export interface AllEvaluations {
   /** Jobs in the order first seen, one per id. */
   items: EvaluationJob[];

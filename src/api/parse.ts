@@ -15,6 +15,7 @@ export interface SchemaIssue {
   code: string;
 }
 
+/** The outcome of parseTolerant: the parsed value or the issues, with unknown keys either way. */
 export type TolerantParse<T> =
   | { ok: true; value: T; issues: []; unknownKeys: string[] }
   | { ok: false; value: undefined; issues: SchemaIssue[]; unknownKeys: string[] };
@@ -55,12 +56,20 @@ function toIssues(error: z.ZodError): SchemaIssue[] {
   }));
 }
 
+/**
+ * Validates `data` against `schema`; throws SchemaValidationError naming every issue (`what` names the data
+ * in the message).
+ */
 export function parseStrict<S extends z.ZodType>(schema: S, data: unknown, what = 'response'): z.output<S> {
   const result = schema.safeParse(data);
   if (!result.success) throw new SchemaValidationError(what, toIssues(result.error));
   return result.data;
 }
 
+/**
+ * Validates `data` against `schema` without throwing: the value, or the issues, plus the keys the schema
+ * does not know.
+ */
 export function parseTolerant<S extends z.ZodType>(schema: S, data: unknown): TolerantParse<z.output<S>> {
   const unknownKeys = findUnknownKeys(schema, data);
   const result = schema.safeParse(data);

@@ -4,6 +4,7 @@
  * did not reach the service); this module owns the waiting: capped exponential backoff with full
  * jitter, `Retry-After` in both forms, and the two bounds (attempts and total elapsed time).
  */
+import { terminalSafe } from '../text-safety.js';
 
 /** How persistent the client is. Every bound applies to one logical request. */
 export interface RetryPolicy {
@@ -36,6 +37,18 @@ export interface RetryEvent {
   delayMs: number;
   /** Why the attempt failed, e.g. `429 Too Many Requests (Retry-After 2 s)`. */
   reason: string;
+}
+
+/**
+ * The one line every command prints before a retry wait:
+ * `Retrying GET /api/v1/config in 1.2 s (attempt 1 failed: 429 Too Many Requests)`. The service's
+ * reason passes through the text-safety rule (one line, unsafe characters shown, at most 200 chars).
+ */
+export function formatRetryEvent(event: RetryEvent): string {
+  return (
+    `Retrying ${event.method} ${terminalSafe(event.path, 500)} in ${(event.delayMs / 1000).toFixed(1)} s ` +
+    `(attempt ${event.attempt} failed: ${terminalSafe(event.reason, 200)})`
+  );
 }
 
 /** Fills a partial policy from the defaults and rejects values that would make the loop unbounded. */

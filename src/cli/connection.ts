@@ -3,9 +3,9 @@
  * variables; the token comes only from AIRT_TOKEN or --token-file, never a flag, because argv is
  * visible to every user of the machine.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Argv } from 'yargs';
+import { normalizeBaseUrl, readToken } from '../api/connection-settings.js';
 import { UsageError } from '../errors.js';
 import type { CliIO } from './io.js';
 
@@ -48,43 +48,21 @@ export function resolveConnection(
 ): Connection {
   const baseUrl = args['base-url'] ?? io.env.AIRT_BASE_URL;
   if (!baseUrl) throw new UsageError('No service address: pass --base-url URL or set AIRT_BASE_URL.');
-  let parsed: URL;
-  try {
-    parsed = new URL(baseUrl);
-  } catch {
-    throw new UsageError(`--base-url is not a URL: ${JSON.stringify(baseUrl)}`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new UsageError(`--base-url must be http:// or https://, got ${parsed.protocol}`);
-  }
-  if (parsed.username || parsed.password) {
-    throw new UsageError('--base-url must not embed credentials; use AIRT_TOKEN or --token-file.');
-  }
+  // The library's one rule (no query string, no credentials); its InvalidOptionError is worded with
+  // the CLI's flags at the error boundary (cli/option-names.ts).
+  const normalized = normalizeBaseUrl(baseUrl);
   const org = args.org ?? io.env.AIRT_ORG ?? '';
   const workspace = args.workspace ?? io.env.AIRT_WORKSPACE ?? '';
   if (needs.org && !org) throw new UsageError('No organization: pass --org SLUG or set AIRT_ORG.');
   if (needs.workspace && !workspace) {
     throw new UsageError('No workspace: pass --workspace SLUG or set AIRT_WORKSPACE.');
   }
-  const token = readToken(args['token-file'], io);
+  const token = readToken({
+    file: args['token-file'] === undefined ? undefined : path.resolve(io.cwd, args['token-file']),
+    env: io.env.AIRT_TOKEN,
+  });
   if (needs.token && !token) {
     throw new UsageError('No access token: set AIRT_TOKEN or pass --token-file FILE.');
   }
-  return { baseUrl: baseUrl.replace(/\/+$/, ''), org, workspace, token };
-}
-
-function readToken(tokenFile: string | undefined, io: Pick<CliIO, 'env' | 'cwd'>): string | undefined {
-  if (tokenFile) {
-    let text: string;
-    try {
-      text = readFileSync(path.resolve(io.cwd, tokenFile), 'utf8');
-    } catch (error) {
-      throw new UsageError(`Cannot read --token-file ${tokenFile}: ${(error as Error).message}`);
-    }
-    const token = text.trim();
-    if (!token) throw new UsageError(`--token-file ${tokenFile} is empty.`);
-    return token;
-  }
-  const fromEnv = io.env.AIRT_TOKEN?.trim();
-  return fromEnv ? fromEnv : undefined;
+  return { baseUrl: normalized, org, workspace, token };
 }

@@ -6,6 +6,11 @@
 export interface CliIO {
   /** Data: what the command produces (paths, tables, JSON). */
   stdout: (text: string) => void;
+  /**
+   * Data like `stdout`, resolving once the consumer can take more (a slow pipe holds a long output
+   * back instead of filling memory). Absent: `stdout` is used.
+   */
+  writeStdout?: (text: string) => Promise<void>;
   /** Diagnostics: progress, warnings, errors. */
   stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
@@ -18,12 +23,35 @@ export interface CliIO {
 export function processIO(signal: AbortSignal = new AbortController().signal): CliIO {
   return {
     stdout: (text) => void process.stdout.write(text),
+    writeStdout: (text) => writeWithBackpressure(process.stdout, text),
     stderr: (text) => void process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     signal,
   };
+}
+
+/**
+ * Writes `text` and, when the stream's buffer is full, waits for it to drain, or for the stream to
+ * close or fail (a closed pipe: the EPIPE guard in main.ts ends the process).
+ */
+function writeWithBackpressure(
+  stream: NodeJS.WritableStream & { writableNeedDrain?: boolean },
+  text: string,
+): Promise<void> {
+  if (stream.write(text)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      stream.off('error', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+    stream.on('error', done);
+  });
 }
 
 /** An in-memory CliIO for tests: everything written is kept. */

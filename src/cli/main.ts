@@ -3,8 +3,9 @@
  * into one clear line on stderr and an exit code (see src/errors.ts). Stack traces only with --debug.
  */
 import yargs from 'yargs';
-import { CliError, EXIT, InterruptedError, STOP_SIGNALS, UsageError } from '../errors.js';
+import { EXIT, expectedExitCode, InterruptedError, STOP_SIGNALS, UsageError } from '../errors.js';
 import { commands } from './commands/index.js';
+import { cliMessage } from './option-names.js';
 import { processIO, type CliIO } from './io.js';
 import { nearestKey } from '../nearest-name.js';
 import { VERSION } from '../version.js';
@@ -134,13 +135,15 @@ function knownOptions(command: string | undefined): Set<string> {
 }
 
 function reportError(error: unknown, io: CliIO, debug: boolean, command: string | undefined): number {
-  if (error instanceof CliError) {
-    io.stderr(`airt-report: ${error.message}\n`);
+  // The API client's errors are the library's, not CliErrors, but expected all the same.
+  const expected = expectedExitCode(error);
+  if (expected !== undefined && error instanceof Error) {
+    io.stderr(`airt-report: ${cliMessage(error)}\n`);
     if (error instanceof UsageError) {
       io.stderr(`Run airt-report${command === undefined ? '' : ` ${command}`} --help for usage.\n`);
     }
     if (debug && error.stack) io.stderr(`${error.stack}\n`);
-    return error.exitCode;
+    return expected;
   }
   const message = error instanceof Error ? error.message : String(error);
   io.stderr(`airt-report: Unexpected error: ${message}\n`);

@@ -9,7 +9,7 @@
  * link characters, HTML, line breaks, control characters); identifiers (categories, attacks,
  * frameworks, fields) are code spans. Figures use the reports' formatters (percentages, points).
  */
-import { countOf, formatDecimal, formatLift, formatPercent, formatSignedDecimal } from '../report/format.js';
+import { countOf, formatDecimal, formatLift, formatPercent, formatSignedDecimal } from '../number-format.js';
 import { provenanceLine } from '../snapshot/provenance-line.js';
 import { escapeMarkdownCell, markdownCode, terminalSafeJson } from '../text-safety.js';
 import type { FindingLifecycle, FindingRecord } from './finding-lifecycle.js';
@@ -41,6 +41,7 @@ export interface DiffSnapshotRef {
   root_sha256: string | null;
 }
 
+/** One project's part of a snapshot diff. */
 export interface ProjectDiff {
   project: string;
   /** Whether the previous snapshot held this project; null when there is no previous snapshot. */
@@ -64,6 +65,7 @@ export interface ExclusionNote {
   assessment_ids: string[];
 }
 
+/** What changed between two snapshots: findings, metrics and schema drift per project. */
 export interface SnapshotDiff {
   format: typeof DIFF_FORMAT;
   /** Null when there is no earlier snapshot: every open finding is new. */
@@ -123,6 +125,7 @@ export function diffJson(diff: SnapshotDiff): string {
   return `${terminalSafeJson(diff)}\n`;
 }
 
+/** A snapshot diff as Markdown (names as code spans, data escaped). */
 export function diffMarkdown(diff: SnapshotDiff): string {
   const lines: string[] = ['# Changes between snapshots', ''];
   lines.push(

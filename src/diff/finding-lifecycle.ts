@@ -66,6 +66,7 @@ export interface ResolvedFinding {
   matched_by: 'attack_run_id' | 'fingerprint' | null;
 }
 
+/** Findings between two snapshots: new, resolved, regressed and persisting. */
 export interface FindingLifecycle {
   new: FindingRecord[];
   resolved: ResolvedFinding[];

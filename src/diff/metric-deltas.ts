@@ -43,6 +43,7 @@ export interface ExcludedSlices {
   to: readonly string[];
 }
 
+/** One metric's value in both snapshots and the change. */
 export interface MetricDelta {
   group: MetricGroup;
   /** overall_asr / risk_score for the overall group, else the category, framework or job name. */

@@ -4,7 +4,7 @@
  * (snapshot ids, attack names, categories) as data parts — so the report's renderer escapes the data
  * for each output format as it does for every other sentence.
  */
-import type { Sentence, SentencePart } from '../report/model.js';
+import type { Sentence, SentencePart } from '../sentence.js';
 import type { DiffSnapshotRef, ProjectDiff } from './diff-report.js';
 
 const text = (value: string): SentencePart => ({ kind: 'text', value });

@@ -37,6 +37,7 @@ export interface BundleFile {
   path: string;
 }
 
+/** What writeBundle puts in an evidence bundle and where. */
 export interface WriteBundleOptions {
   /** Path of the zip to write (its directory must exist; written to a temp file, then renamed). */
   out: string;
@@ -50,6 +51,7 @@ export interface WriteBundleOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** The evidence bundle written: its path, sha256, size, entries and the snapshot it covers. */
 export interface BundleResult {
   path: string;
   /** sha256 of the zip itself, for the run summary. */

@@ -6,7 +6,9 @@
  */
 import { nearestKey } from '../nearest-name.js';
 
+/** The comparison operators a gate expression may use. */
 export const GATE_OPERATORS = ['<=', '>=', '==', '!=', '<', '>'] as const;
+/** One of GATE_OPERATORS. */
 export type GateOperator = (typeof GATE_OPERATORS)[number];
 
 /** A metric a gate can test, with the parameter its name carries (framework key or goal category). */

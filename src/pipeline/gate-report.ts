@@ -5,7 +5,7 @@
  * Row labels and fields come from the service (attack names, goal categories, assessment names) and
  * are escaped.
  */
-import { escapeMarkdownText, markdownCode } from '../report/escape.js';
+import { escapeMarkdownText, markdownCode } from '../text-safety.js';
 import { provenanceLine } from '../snapshot/provenance-line.js';
 import type { EvidenceRow, EvidenceValue, GateResult } from './gates.js';
 
@@ -14,6 +14,7 @@ export const GATE_REPORT_FORMAT = 'airt-gate-report/1';
 /** Rows shown per tripped gate in Markdown; the JSON report always has all of them. */
 const MARKDOWN_ROW_LIMIT = 50;
 
+/** Every gate's result with its measurements and evidence, for Markdown and JSON output. */
 export interface GateReport {
   format: typeof GATE_REPORT_FORMAT;
   snapshot_id: string;
@@ -30,6 +31,7 @@ export interface GateReport {
   results: GateResult[];
 }
 
+/** The gate report of a run: each gate's result with its evidence rows. */
 export function buildGateReport(input: {
   snapshotId: string;
   previousSnapshotId: string | null;
@@ -62,6 +64,7 @@ export function gateReportJson(report: GateReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
+/** A gate report as Markdown. */
 export function gateReportMarkdown(report: GateReport): string {
   const lines: string[] = ['# Gate report', ''];
   lines.push(

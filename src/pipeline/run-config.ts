@@ -10,7 +10,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
-import { UsageError } from '../errors.js';
+import { baseUrlProblem, readToken } from '../api/connection-settings.js';
+import { InvalidOptionError, UsageError } from '../errors.js';
 import { nearestKey } from '../nearest-name.js';
 import {
   GATE_OPERATORS,
@@ -27,6 +28,11 @@ const ConnectionSchema = z
   .strictObject({
     base_url: z
       .url({ protocol: /^https?$/ })
+      // The library's one address rule (no query string, no credentials), as the client applies it.
+      .superRefine((value, ctx) => {
+        const problem = baseUrlProblem(value);
+        if (problem !== null) ctx.addIssue({ code: 'custom', message: problem(runOptionName) });
+      })
       .describe('Service base URL (http or https), e.g. https://airt.example.com'),
     org: nonEmpty.describe('Organization slug'),
     workspace: nonEmpty.describe('Workspace slug'),
@@ -114,6 +120,7 @@ const GateStringSchema = z
     }
   });
 
+/** The schema of a run config (airt-report.yaml). */
 export const RunConfigSchema = z
   .strictObject({
     version: z.literal(1).default(1).describe('Format version of this file'),
@@ -176,6 +183,7 @@ export const RunConfigSchema = z
   })
   .describe('airt-report run configuration');
 
+/** A run config as written in its file, before defaults and path resolution. */
 export type RunConfigFile = z.infer<typeof RunConfigSchema>;
 
 /** A gate from the config, parsed, with the project it is limited to (if any). */
@@ -235,24 +243,33 @@ export function runConfigFromObject(value: unknown, baseDir: string): RunConfig 
 /** Where a run takes its token from, as messages about the token name it. */
 export const RUN_TOKEN_SOURCE = 'AIRT_TOKEN or connection.token_file in the config';
 
+/** How run messages name a library option: where a run config sets it (`connection.base_url`). */
+export function runOptionName(option: string): string {
+  if (option === 'baseUrl') return 'connection.base_url';
+  if (option === 'tokenFile') return 'connection.token_file';
+  if (option === 'token') return RUN_TOKEN_SOURCE;
+  return option;
+}
+
 /** The token: the file named in the config wins, else AIRT_TOKEN. Never logged, never stored. */
-export async function resolveRunToken(
+export function resolveRunToken(
   config: Pick<RunConfig, 'connection'>,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<string> {
-  const tokenFile = config.connection.token_file;
-  if (tokenFile !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(tokenFile, 'utf8');
-    } catch (error) {
-      throw new UsageError(`Cannot read connection.token_file ${tokenFile}: ${(error as Error).message}`);
-    }
-    const token = text.trim();
-    if (!token) throw new UsageError(`connection.token_file ${tokenFile} is empty.`);
-    return token;
+  return Promise.resolve().then(() => readRunToken(config, env));
+}
+
+function readRunToken(
+  config: Pick<RunConfig, 'connection'>,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  let token: string | undefined;
+  try {
+    token = readToken({ file: config.connection.token_file, env: env.AIRT_TOKEN });
+  } catch (error) {
+    if (error instanceof InvalidOptionError) throw new UsageError(error.describeWith(runOptionName));
+    throw error;
   }
-  const token = env.AIRT_TOKEN?.trim();
   if (!token) throw new UsageError(`No access token: set ${RUN_TOKEN_SOURCE}.`);
   return token;
 }

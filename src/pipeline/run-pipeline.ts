@@ -59,6 +59,7 @@ import {
 
 export type { PipelineEffects } from './run-state.js';
 
+/** What runPipeline did: the exit code, the run summary and where it was written. */
 export interface PipelineResult {
   exitCode: number;
   summary: RunSummary;

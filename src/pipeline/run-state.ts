@@ -5,11 +5,12 @@
  */
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { describeError } from '../errors.js';
 import { hashFile } from '../snapshot/hash-file.js';
 import type { SnapshotEffects, SnapshotResult, StoppedRequest } from '../snapshot/take-snapshot.js';
 import type { Warehouse } from '../warehouse/db.js';
 import type { GateResult } from './gates.js';
-import type { RunConfig } from './run-config.js';
+import { runOptionName, type RunConfig } from './run-config.js';
 import type { OutputFile, StepName, StepRecord, StepStatus } from './run-summary.js';
 
 /** Side effects of a run; everything but stderr and env has a production default. */
@@ -161,7 +162,8 @@ export class RunState {
         status: 'failed',
         duration_ms: Math.round(performance.now() - started),
         detail: null,
-        error: error instanceof Error ? error.message : String(error),
+        // Library errors name options as a call spells them; a run names its config keys instead.
+        error: error instanceof Error ? describeError(error, runOptionName) : String(error),
       });
     }
   }

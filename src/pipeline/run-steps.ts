@@ -116,7 +116,7 @@ export async function loadStep(state: RunState): Promise<void> {
     });
     const result = loaded.snapshots[0];
     state.rowsLoaded = result ? Object.values(result.rows).reduce((sum, rows) => sum + rows, 0) : 0;
-    const { projectsInSnapshot } = await import('../diff/warehouse-source.js');
+    const { projectsInSnapshot } = await import('../warehouse/snapshot-lookup.js');
     const conn = await state.warehouseConnection();
     state.previousSnapshotId = await usableBaseline(state, conn);
     const available = await projectsInSnapshot(conn, snapshot.snapshotId);
@@ -146,7 +146,7 @@ export async function loadStep(state: RunState): Promise<void> {
  * database: that may be one whose run never reached its gates (see gated-baseline.ts).
  */
 async function usableBaseline(state: RunState, conn: DuckDBConnection): Promise<string | null> {
-  const { snapshotInfo } = await import('../diff/warehouse-source.js');
+  const { snapshotInfo } = await import('../warehouse/snapshot-lookup.js');
   const recorded = state.recordedBaseline ?? null;
   if (recorded === null || recorded === state.snapshot?.snapshotId) return null;
   const info = await snapshotInfo(conn, recorded);
@@ -279,7 +279,7 @@ export async function gatesStep(state: RunState): Promise<void> {
       },
     );
     state.gateResults = results;
-    const { holdsSeveralWorkspaces } = await import('../diff/warehouse-source.js');
+    const { holdsSeveralWorkspaces } = await import('../warehouse/snapshot-lookup.js');
     const several = await holdsSeveralWorkspaces(await state.warehouseConnection());
     const report = buildGateReport({
       snapshotId: snapshot.snapshotId,

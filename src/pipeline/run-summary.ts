@@ -14,6 +14,7 @@ export type StepName = 'snapshot' | 'verify' | 'load' | 'diff' | 'reports' | 'ga
 
 export type StepStatus = 'ok' | 'partial' | 'tripped' | 'failed' | 'skipped';
 
+/** One pipeline step in the run summary: status, detail and timing. */
 export interface StepRecord {
   name: StepName;
   status: StepStatus;
@@ -24,6 +25,7 @@ export interface StepRecord {
   error: string | null;
 }
 
+/** How a run ended; decides its exit code. */
 export type RunOutcome = 'ok' | 'partial' | 'gate_tripped' | 'failed' | 'interrupted';
 
 /** Why and where an interrupted run stopped, and what it left behind. */
@@ -64,6 +66,7 @@ export interface OutputFile {
   bytes: number;
 }
 
+/** The run summary (run-summary.json): steps, outcome, gates, failed requests and baseline. */
 export interface RunSummary {
   format: typeof RUN_SUMMARY_FORMAT;
   tool_version: string;

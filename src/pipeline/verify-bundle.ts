@@ -27,6 +27,7 @@ import { terminalSafe } from '../text-safety.js';
 /** Text entries larger than this are hashed but not searched for provenance (a report is far smaller). */
 const MAX_TEXT_BYTES = 64 * 1024 * 1024;
 
+/** verifyBundle's answer: whether every file matches its recorded hash, and what does not. */
 export interface BundleVerification {
   ok: boolean;
   bundle: string;

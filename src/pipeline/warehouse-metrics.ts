@@ -30,7 +30,7 @@ import {
   type ProjectRef,
   type SliceExclusion,
   type SqlValue,
-} from '../diff/warehouse-source.js';
+} from '../warehouse/snapshot-lookup.js';
 import {
   MIN_TRIALS_FOR_EVIDENCE,
   readAsrBy,

@@ -1,9 +1,10 @@
 /**
  * Zip entry names are paths an unzip tool will create on someone else's machine. On write and on read
  * we accept only relative POSIX paths of plain segments: no `..`, no absolute or drive paths, no
- * backslashes, no control characters — so a bundle can never place a file outside where it is
+ * backslashes, no control, bidi or invisible characters — so a bundle can never place a file outside where it is
  * unpacked ("zip slip"), whoever built it.
  */
+import { hasUnsafeCharacter } from '../text-safety.js';
 
 /** Longest entry name accepted; well below the 65,535-byte field and common filesystem limits. */
 const MAX_NAME_LENGTH = 1024;
@@ -12,8 +13,8 @@ const MAX_NAME_LENGTH = 1024;
 export function zipEntryNameProblem(name: string): string | null {
   if (name.length === 0) return 'empty name';
   if (name.length > MAX_NAME_LENGTH) return 'name too long';
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what we refuse
-  if (/[\u0000-\u001f\u007f]/u.test(name)) return 'control character in name';
+  // The text-safety set: C0/C1 controls, bidi overrides (a reversed `exe.pdf`), zero-width characters.
+  if (hasUnsafeCharacter(name)) return 'control, bidi or invisible character in name';
   if (name.includes('\\')) return 'backslash in name';
   if (name.startsWith('/')) return 'absolute path';
   if (/^[A-Za-z]:/u.test(name)) return 'drive letter';

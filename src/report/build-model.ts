@@ -6,7 +6,7 @@
  *   request ─▶ scope (snapshot, project) ─▶ sections (SQL) ─▶ data quality + provenance ─▶ narrative
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { UsageError } from '../errors.js';
+import { InvalidOptionError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { DEFAULT_MIN_TRIALS_FOR_EVIDENCE } from './compliance-state.js';
 import type { ReportKind, ReportModel } from './model.js';
@@ -19,6 +19,7 @@ import { resolvePortfolioScopes, resolveProjectScope, snapshotProvenance } from 
 import { readSinceLastSnapshot } from './model-sql/since-last-snapshot.js';
 import { complianceNarrative, portfolioNarrative } from './narrative.js';
 
+/** Which report model to build: kind, project, snapshot, scope and thresholds. */
 export interface ModelRequest {
   kind: ReportKind;
   /** Project key or id (executive and compliance). */
@@ -68,7 +69,12 @@ export async function buildModel(conn: DuckDBConnection, request: ModelRequest):
     };
     return { ...base, summary: portfolioNarrative(base) };
   }
-  if (!request.project) throw new UsageError(`A ${request.kind} report needs a project (--project).`);
+  if (!request.project) {
+    throw new InvalidOptionError(
+      'project',
+      (name) => `A ${request.kind} report needs a project (${name('project')}).`,
+    );
+  }
   const scope = await resolveProjectScope(conn, request.project, request.snapshot, request);
   const dataQuality = await buildDataQuality(conn, [scope]);
   const provenance = { toolVersion, snapshots: await snapshotProvenance(conn, [scope.snapshotId]) };

@@ -7,6 +7,7 @@ import { openWarehouse } from '../warehouse/db.js';
 import { buildModel, type ModelRequest } from './build-model.js';
 import { writeReport, type WriteReportOptions, type WrittenReport } from './write-report.js';
 
+/** Everything generateReport needs: the database, which report, and how to write it. */
 export interface GenerateReportOptions extends ModelRequest, WriteReportOptions {
   /** DuckDB warehouse file, opened read-only. */
   db: string;

@@ -10,9 +10,12 @@
  * `null` means "unknown" (absent in an older snapshot, or excluded because of an analytics warning)
  * and is rendered as "unknown"/"—", never as 0.
  */
+import type { Sentence } from '../sentence.js';
 import { SEVERITIES } from '../severity.js';
 
+/** The report kinds: executive, compliance and portfolio. */
 export const REPORT_KINDS = ['executive', 'compliance', 'portfolio'] as const;
+/** One of REPORT_KINDS. */
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
 /** Severity levels, worst first (the service's scale, src/severity.ts); every severity table and chart uses this order. */
@@ -22,10 +25,8 @@ export type SeverityLevel = (typeof SEVERITY_LEVELS)[number];
 /** A count per severity; `null` where the count is unknown. */
 export type SeverityCounts = Record<SeverityLevel, number | null>;
 
-/** One piece of a generated sentence: our own wording or a value from the data (escaped on output). */
-export type SentencePart = { kind: 'text'; value: string } | { kind: 'data'; value: string };
-/** A generated summary sentence (narrative.ts). */
-export type Sentence = readonly SentencePart[];
+// Generated sentences are a leaf type shared with the diff (src/sentence.ts).
+export type { Sentence, SentencePart } from '../sentence.js';
 
 export interface ProjectRef {
   /** Project UUID when known. */
@@ -304,6 +305,7 @@ export interface SnapshotProvenance {
   appVersion: string | null;
 }
 
+/** Where a report's data came from: snapshot, root hash, fetch time, tool version. */
 export interface Provenance {
   snapshots: SnapshotProvenance[];
   /** Version of the tool that rendered the report. */
@@ -422,6 +424,7 @@ interface ReportBase {
   metrics?: ProjectMetricsView[];
 }
 
+/** The executive report's data for one project: posture, risk, findings, coverage, since last snapshot. */
 export interface ExecutiveModel extends ReportBase {
   kind: 'executive';
   project: ProjectRef;
@@ -444,6 +447,7 @@ export interface ExecutiveModel extends ReportBase {
   sinceLastSnapshot?: SinceLastSnapshot | null;
 }
 
+/** The state of a framework category in a compliance report. */
 export const COMPLIANCE_STATES = ['failing', 'insufficient_evidence', 'not_tested', 'passing'] as const;
 /** Four states; an untested category is never passing, and a passing one needs enough trials. */
 export type ComplianceState = (typeof COMPLIANCE_STATES)[number];
@@ -491,6 +495,9 @@ export interface ComplianceFrameworkSection {
   excludes: Exclusion[];
 }
 
+/**
+ * The compliance report's data for one project: categories of each framework with their state and evidence.
+ */
 export interface ComplianceModel extends ReportBase {
   kind: 'compliance';
   project: ProjectRef;
@@ -534,6 +541,7 @@ export interface PortfolioTrendPoint {
   overallAsr: number | null;
 }
 
+/** The portfolio report's data: every project side by side. */
 export interface PortfolioModel extends ReportBase {
   kind: 'portfolio';
   summary: Sentence[];
@@ -542,6 +550,7 @@ export interface PortfolioModel extends ReportBase {
   asrTrend: PortfolioTrendPoint[];
 }
 
+/** The data of one report, before rendering: one of the three kinds. */
 export type ReportModel = ExecutiveModel | ComplianceModel | PortfolioModel;
 
 /** An empty data-quality section (every list empty). */

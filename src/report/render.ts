@@ -18,6 +18,7 @@ import { DEFAULT_MAX_TEXT, TextShaper } from './untrusted-text.js';
 import { buildView } from './view.js';
 import { ViewText, type ChartView } from './view-text.js';
 
+/** Rendering choices shared by every format: templates, text length, redaction, PNG charts. */
 export interface RenderOptions {
   /** A directory laid out like `templates/` (md/, html/, partials/); default: the built-in templates. */
   templatesDir?: string | undefined;
@@ -38,12 +39,14 @@ export interface ChartFiles {
   png: Uint8Array | null;
 }
 
+/** A report rendered as Markdown, with its chart files. */
 export interface RenderedMarkdown {
   markdown: string;
   charts: ChartFiles[];
   redactedCount: number;
 }
 
+/** A report rendered as a self-contained HTML page, with its chart files. */
 export interface RenderedHtml {
   html: string;
   /** Names of the charts inlined, in order. */

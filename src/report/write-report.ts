@@ -18,9 +18,12 @@ import { renderReportJson } from './json-report.js';
 import { printPdf, resolveChromiumPath } from './pdf.js';
 import { chartPath, renderHtml, renderMarkdown, type RenderOptions } from './render.js';
 
+/** The formats writeReport writes. */
 export const REPORT_FORMATS = ['md', 'html', 'pdf', 'json'] as const;
+/** One of REPORT_FORMATS. */
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
+/** How writeReport writes: format, target file or directory, Chromium for PDF, abort signal. */
 export interface WriteReportOptions extends RenderOptions {
   format: ReportFormat;
   /** A file, or a directory (existing, or ending in a slash) to hold `report.<ext>`. */
@@ -30,6 +33,7 @@ export interface WriteReportOptions extends RenderOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** The files writeReport wrote: the report first, then its charts. */
 export interface WrittenReport {
   /** The report file. */
   report: string;

@@ -5,9 +5,10 @@
  * path+query, n-th time that exact request was seen), so a retry eventually succeeds and concurrency
  * does not change which request fails.
  */
-import { UsageError } from '../errors.js';
+import { InvalidOptionError } from '../errors.js';
 import { hashString, mix, unit } from './prng.js';
 
+/** Faults the simulator injects: status rates, latency, cut bodies, Retry-After. */
 export interface FaultSpec {
   /** Probability of 429 rate_limited with Retry-After. */
   rate429: number;
@@ -49,7 +50,7 @@ const RATE_KEYS: Record<string, keyof FaultSpec> = {
   cut: 'rateCut',
 };
 
-/** Parses a fault spec; throws a UsageError that names the bad part and shows the expected form. */
+/** Parses a fault spec; throws an InvalidOptionError (option `faults`) that names the bad part and shows the expected form. */
 export function parseFaultSpec(text: string): FaultSpec {
   const spec: FaultSpec = { ...NO_FAULTS };
   const example = 'expected e.g. 429=0.1,502=0.05,504=0.02,latency=20ms,cut=0.01,retry_after=1';
@@ -59,38 +60,54 @@ export function parseFaultSpec(text: string): FaultSpec {
     .filter(Boolean)) {
     const [key, value, ...rest] = part.split('=');
     if (key === undefined || value === undefined || rest.length > 0) {
-      throw new UsageError(`Bad --faults entry ${JSON.stringify(part)}: ${example}.`);
+      throw new InvalidOptionError(
+        'faults',
+        (name) => `Bad ${name('faults')} entry ${JSON.stringify(part)}: ${example}.`,
+      );
     }
     const rateKey = RATE_KEYS[key.trim()];
     if (rateKey) {
       const rate = Number(value);
       if (value.trim() === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
-        throw new UsageError(
-          `Bad --faults rate ${JSON.stringify(part)}: the rate must be a number from 0 to 1.`,
+        throw new InvalidOptionError(
+          'faults',
+          (name) =>
+            `Bad ${name('faults')} rate ${JSON.stringify(part)}: the rate must be a number from 0 to 1.`,
         );
       }
       spec[rateKey] = rate;
     } else if (key.trim() === 'latency') {
       const match = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(value.trim());
       if (!match?.[1])
-        throw new UsageError(
-          `Bad --faults latency ${JSON.stringify(part)}: use e.g. latency=20ms or latency=1s.`,
+        throw new InvalidOptionError(
+          'faults',
+          (name) =>
+            `Bad ${name('faults')} latency ${JSON.stringify(part)}: use e.g. latency=20ms or latency=1s.`,
         );
       spec.latencyMs = Number(match[1]) * (match[2] === 's' ? 1000 : 1);
     } else if (key.trim() === 'retry_after') {
       const seconds = Number(value);
       if (!Number.isInteger(seconds) || seconds < 0) {
-        throw new UsageError(
-          `Bad --faults retry_after ${JSON.stringify(part)}: use whole seconds, e.g. retry_after=1.`,
+        throw new InvalidOptionError(
+          'faults',
+          (name) =>
+            `Bad ${name('faults')} retry_after ${JSON.stringify(part)}: use whole seconds, e.g. retry_after=1.`,
         );
       }
       spec.retryAfterS = seconds;
     } else {
-      throw new UsageError(`Unknown --faults kind ${JSON.stringify(key)}: ${example}.`);
+      throw new InvalidOptionError(
+        'faults',
+        (name) => `Unknown ${name('faults')} kind ${JSON.stringify(key)}: ${example}.`,
+      );
     }
   }
   const total = spec.rate429 + spec.rate502 + spec.rate504 + spec.rateCut;
-  if (total > 1) throw new UsageError(`The --faults rates add up to ${total}; their sum must be at most 1.`);
+  if (total > 1)
+    throw new InvalidOptionError(
+      'faults',
+      (name) => `The ${name('faults')} rates add up to ${total}; their sum must be at most 1.`,
+    );
   return spec;
 }
 

@@ -20,6 +20,7 @@ export { parseFaultSpec } from './faults.js';
 export type { SimulatorTruth } from './truth.js';
 export { HOSTILE_SLUG } from './world.js';
 
+/** A simulator listening on 127.0.0.1: its address, identity, ground truth, controls and close(). */
 export interface RunningSimulator {
   /** Base URL without a trailing slash, e.g. http://127.0.0.1:41234 */
   url: string;

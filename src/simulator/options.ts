@@ -2,7 +2,7 @@
  * Options of the simulator, their defaults and the size presets. Every field is resolved once into a
  * frozen `ResolvedOptions` that the generators read; nothing reads the environment.
  */
-import { UsageError } from '../errors.js';
+import { InvalidOptionError, UsageError } from '../errors.js';
 import { resolveFaults, type FaultSpec } from './faults.js';
 
 /** How much data each workspace holds. */
@@ -19,8 +19,10 @@ export interface SimulatorScale {
   maxTrialsPerAssessment: number;
 }
 
+/** A size preset of the simulator. */
 export type SimulatorPreset = 'small' | 'large';
 
+/** The simulator's size presets (projects and scale). */
 export const PRESETS: Readonly<Record<SimulatorPreset, { projects: number; scale: SimulatorScale }>> = {
   small: {
     projects: 3,
@@ -45,6 +47,7 @@ export const PRESETS: Readonly<Record<SimulatorPreset, { projects: number; scale
   },
 };
 
+/** How startSimulator builds its service: seed, sizes, token, faults, epoch and special cases. */
 export interface SimulatorOptions {
   /** Default 1; same seed (and epoch) gives the same bytes for every response. */
   seed?: number;
@@ -116,11 +119,16 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
   positiveInt('maxTrialsPerAssessment', scale.maxTrialsPerAssessment);
   const host = options.host ?? '127.0.0.1';
   if (!LOOPBACK.has(host))
-    throw new UsageError(`The simulator listens on loopback only; --host ${host} is not a loopback address.`);
+    throw new InvalidOptionError(
+      'host',
+      (name) => `The simulator listens on loopback only; ${name('host')} ${host} is not a loopback address.`,
+    );
   const token = options.token ?? 'sim-token';
   if (!token) throw new UsageError('The simulator token must not be empty.');
   const seed = options.seed ?? 1;
-  if (!Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, got ${seed}.`);
+  if (!Number.isInteger(seed)) {
+    throw new InvalidOptionError('seed', (name) => `${name('seed')} must be an integer, got ${seed}.`);
+  }
   return Object.freeze({
     seed,
     host,

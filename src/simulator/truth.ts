@@ -6,6 +6,7 @@ import type { ProjectSummary } from '../api/schemas.js';
 import type { SimulatedService } from './service.js';
 import { visibleTrialCount } from './trials.js';
 
+/** The simulator's ground truth, for tests: the ids and figures it serves. */
 export interface SimulatorTruth {
   projects(): { key: string; id: string; name: string }[];
   evaluationJobIds(): string[];

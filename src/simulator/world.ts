@@ -41,6 +41,7 @@ const PROJECT_NAMES = [
   'Vision Moderation',
   'Fraud Scoring',
 ];
+/** The project slug of the `hostileSlug` option, for path-safety tests. */
 export const HOSTILE_SLUG = '../../etc';
 
 /** The days before the base time over which epoch-0 assessments are spread. */

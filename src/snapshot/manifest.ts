@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
+/** The manifest's file name in a snapshot directory, written last. */
 export const MANIFEST_FILE = 'manifest.json';
 
 export const FileKindSchema = z.enum(['config', 'evaluations_page', 'project_summary', 'trials', 'finding']);
@@ -56,6 +57,7 @@ export const ManifestFileSchema = z.object({
   assessment_updated_at: z.string().nullable().optional(),
   assessment_status: z.string().nullable().optional(),
 });
+/** One file of a snapshot as its manifest lists it: path, kind, size, sha256 and record count. */
 export type ManifestFile = z.infer<typeof ManifestFileSchema>;
 
 export const ManifestWarningSchema = z.object({
@@ -66,6 +68,7 @@ export const ManifestWarningSchema = z.object({
   project: z.string().optional(),
   assessment_id: z.string().optional(),
 });
+/** A warning the snapshot recorded (e.g. a possibly truncated trial list). */
 export type ManifestWarning = z.infer<typeof ManifestWarningSchema>;
 
 export const FailedRequestSchema = z.object({
@@ -80,6 +83,7 @@ export const FailedRequestSchema = z.object({
   project: z.string().optional(),
   assessment_id: z.string().optional(),
 });
+/** A request that still failed after retries; the snapshot is partial and `resume` fetches it again. */
 export type FailedRequest = z.infer<typeof FailedRequestSchema>;
 
 export const ManifestProjectSchema = z.object({
@@ -92,6 +96,7 @@ export const ManifestProjectSchema = z.object({
   assessments: z.int().nonnegative(),
 });
 
+/** The schema of a snapshot's manifest.json (format airt-snapshot/1). */
 export const ManifestSchema = z.object({
   format: z.literal('airt-snapshot/1'),
   snapshot_id: z.string(),
@@ -118,6 +123,10 @@ export const ManifestSchema = z.object({
   schema_drift: z.record(z.string(), z.array(z.string())),
   root_sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
+/**
+ * A snapshot's manifest: identity, options, service versions, every file with its hash, warnings and failed
+ * requests.
+ */
 export type Manifest = z.infer<typeof ManifestSchema>;
 
 /** sha256sum-style root hash over the files, sorted by path. */

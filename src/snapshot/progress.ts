@@ -8,6 +8,7 @@
  */
 import cliProgress from 'cli-progress';
 
+/** Requests done of the total, bytes, retries, failures and reused files so far. */
 export interface ProgressCounts {
   done: number;
   total: number;
@@ -33,6 +34,7 @@ export interface ProgressReporter {
   stop(): void;
 }
 
+/** Where and how createProgress reports. */
 export interface ProgressOptions {
   /** Writes one diagnostic chunk (CliIO.stderr). */
   write: (text: string) => void;
@@ -42,7 +44,8 @@ export interface ProgressOptions {
   stream?: NodeJS.WritableStream | undefined;
   /** Seconds between plain lines (default 5). */
   intervalSeconds?: number;
-  now?: () => number;
+  /** Monotonic clock in ms for the elapsed time shown; default Date.now. */
+  monotonicNow?: () => number;
 }
 
 function formatBytes(bytes: number): string {
@@ -68,8 +71,11 @@ export function formatProgressLine(counts: ProgressCounts, elapsedSeconds: numbe
   );
 }
 
+/**
+ * A progress reporter for takeSnapshot: a bar on a terminal, periodic lines otherwise, nothing when quiet.
+ */
 export function createProgress(options: ProgressOptions): ProgressReporter {
-  const now = options.now ?? Date.now;
+  const now = options.monotonicNow ?? Date.now;
   const startedAt = now();
   const counts: ProgressCounts = { done: 0, total: 0, bytes: 0, retries: 0, failed: 0, reused: 0 };
   let stopped = false;

@@ -3,7 +3,7 @@
  * snapshot, by id and manifest root hash. One fixed shape, printed before any service data, so
  * `airt-report verify BUNDLE.zip` can read it back and compare it with the bundled manifest.
  */
-import { markdownCode } from '../report/escape.js';
+import { markdownCode } from '../text-safety.js';
 
 /** `Provenance: snapshot `ID`, root hash (sha256) `HEX`.` — or `root hash unknown` when there is none. */
 export function provenanceLine(snapshotId: string, rootSha256: string | null): string {

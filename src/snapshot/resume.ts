@@ -14,7 +14,7 @@
  */
 import { rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { UsageError } from '../errors.js';
+import { InvalidOptionError } from '../errors.js';
 import {
   JOURNAL_FILE,
   JournalMissingError,
@@ -80,7 +80,7 @@ function journalFromManifest(manifest: Manifest): { header: JournalHeader; files
 }
 
 /**
- * Prepares `dir` for resuming; throws a UsageError saying why when it cannot be resumed. `accept` sees
+ * Prepares `dir` for resuming; throws an InvalidOptionError (option `resume`) saying why when it cannot be resumed. `accept` sees
  * the recorded run (org, workspace, options) before anything on disk is changed, and may throw.
  */
 export async function prepareResume(
@@ -90,15 +90,20 @@ export async function prepareResume(
   let root = path.resolve(dir);
   const stats = await stat(root).catch(() => undefined);
   if (!stats?.isDirectory()) {
-    throw new UsageError(
-      `--resume ${dir}: no such directory. Pass the <id>.partial directory snapshot printed.`,
+    throw new InvalidOptionError(
+      'resume',
+      (name) =>
+        `${name('resume')} ${dir}: no such directory. Pass the <id>.partial directory of the unfinished snapshot.`,
     );
   }
   const hasManifest = await pathExists(path.join(root, MANIFEST_FILE));
   if (hasManifest && !root.endsWith(PARTIAL_SUFFIX)) {
     const manifest = await readManifest(root);
     if (manifest.status === 'complete') {
-      throw new UsageError(`--resume ${dir}: this snapshot is complete; there is nothing to resume.`);
+      throw new InvalidOptionError(
+        'resume',
+        (name) => `${name('resume')} ${dir}: this snapshot is complete; there is nothing to resume.`,
+      );
     }
     const { header, files } = journalFromManifest(manifest);
     accept(header);
@@ -126,8 +131,10 @@ export async function prepareResume(
     journal = await readJournal(root);
   } catch (error) {
     if (error instanceof JournalMissingError) {
-      throw new UsageError(
-        `--resume ${dir}: not a resumable snapshot (${error.message}). Start a new snapshot instead.`,
+      throw new InvalidOptionError(
+        'resume',
+        (name) =>
+          `${name('resume')} ${dir}: not a resumable snapshot (${error.message}). Start a new snapshot instead.`,
       );
     }
     throw error;
@@ -138,7 +145,10 @@ export async function prepareResume(
   if (!root.endsWith(PARTIAL_SUFFIX)) {
     const partialDir = root + PARTIAL_SUFFIX;
     if (await pathExists(partialDir)) {
-      throw new UsageError(`--resume ${dir}: ${partialDir} exists too; resume that one or remove it.`);
+      throw new InvalidOptionError(
+        'resume',
+        (name) => `${name('resume')} ${dir}: ${partialDir} exists too; resume that one or remove it.`,
+      );
     }
     await rename(root, partialDir);
     await syncDirectory(path.dirname(root));

@@ -26,13 +26,19 @@
 import { constants } from 'node:fs';
 import { access, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { createApiClient, normalizeBaseUrl } from '../api/client.js';
+import { createApiClient } from '../api/client.js';
+import { normalizeBaseUrl } from '../api/connection-settings.js';
 import type { ApiClientOptions } from '../api/client-types.js';
-import { ApiError, HttpError, isUpgradeRequiredError } from '../api/errors.js';
+import {
+  ApiError,
+  HttpError,
+  isApiError,
+  isUpgradeRequiredError,
+  UpgradeRequiredError,
+} from '../api/errors.js';
 import type { RetryPolicy } from '../api/retry.js';
 import { neutralizeControls } from '../api/error-body.js';
-import { abortExitCode, CliError, interruptionText, UsageError } from '../errors.js';
-import { VERSION } from '../version.js';
+import { abortExitCode, CliError, interruptionText, InvalidOptionError } from '../errors.js';
 import { buildManifest } from './build-manifest.js';
 import { DEFAULT_TRIALS_LIMIT, configTarget, summaryTarget } from './fetch-plan.js';
 import { FileStore, RunStopper } from './file-store.js';
@@ -96,8 +102,14 @@ export interface SnapshotEffects {
   signal?: AbortSignal;
   /** Progress sink. Default: silent. */
   progress?: ProgressReporter;
+  /**
+   * Called once the working `<id>.partial` directory exists (new or resumed): where a run that stops
+   * can be continued from with `resume`. The CLI uses it to print its resume command.
+   */
+  onWorkingDirectory?: (partialDir: string) => void;
 }
 
+/** A finished snapshot: its directory, id, status (`complete` or `partial`) and manifest. */
 export interface SnapshotResult {
   /** The finished snapshot directory. */
   dir: string;
@@ -108,14 +120,17 @@ export interface SnapshotResult {
 
 const MAX_CONCURRENCY = 64;
 
-function checkInteger(name: string, value: number, min: number, max: number): number {
+function checkInteger(option: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got ${value}.`);
+    throw new InvalidOptionError(
+      option,
+      (name) => `${name(option)} must be a whole number from ${min} to ${max}, got ${value}.`,
+    );
   }
   return value;
 }
 
-/** Options in effect: for --resume, the run's recorded options win; conflicting explicit ones are refused. */
+/** Options in effect: for `resume`, the run's recorded options win; conflicting explicit ones are refused. */
 function effectiveOptions(options: SnapshotOptions, header: JournalHeader | undefined): Manifest['options'] {
   const wanted = {
     projects: [...new Set(options.projects ?? [])],
@@ -127,17 +142,19 @@ function effectiveOptions(options: SnapshotOptions, header: JournalHeader | unde
   const recorded = header.options;
   const conflicts: string[] = [];
   if (options.trialsLimit !== undefined && options.trialsLimit !== recorded.trials_limit)
-    conflicts.push('--trials-limit');
+    conflicts.push('trialsLimit');
   if (options.jailbreaksOnly !== undefined && options.jailbreaksOnly !== recorded.jailbreaks_only) {
-    conflicts.push('--jailbreaks-only');
+    conflicts.push('jailbreaksOnly');
   }
-  if (options.since !== undefined && wanted.since !== recorded.since) conflicts.push('--since');
+  if (options.since !== undefined && wanted.since !== recorded.since) conflicts.push('since');
   const extraProjects = wanted.projects.filter((p) => !recorded.projects.includes(p));
-  if (extraProjects.length > 0) conflicts.push('--project');
+  if (extraProjects.length > 0) conflicts.push('projects');
   if (conflicts.length > 0) {
-    throw new UsageError(
-      `--resume continues a snapshot with its recorded options; ${conflicts.join(', ')} differ. ` +
-        'Drop them, or start a new snapshot.',
+    throw new InvalidOptionError(
+      'resume',
+      (name) =>
+        `${name('resume')} continues a snapshot with its recorded options; ` +
+        `${conflicts.map(name).join(', ')} differ. Drop them, or start a new snapshot.`,
     );
   }
   return recorded;
@@ -149,9 +166,11 @@ function silentProgress(): ProgressReporter {
 
 /**
  * Takes a snapshot (or finishes one with `resume`). Resolves with the finished directory, also when
- * some requests failed (`status: 'partial'`; the CLI turns that into exit code 3). Rejects with a
- * CliError when the run cannot finish (bad token, outdated client, interrupted); the message says
- * where the resumable `.partial` directory is.
+ * some requests failed (`status: 'partial'`; the CLI turns that into exit code 3). Rejects when the
+ * run cannot finish: with the API client's typed error as it is (`isAuthenticationError(e)` for a bad
+ * token, `isUpgradeRequiredError(e)` for an outdated client), an InvalidOptionError for an unusable
+ * option, or a SnapshotStoppedError (interrupted, disk failure) naming the kept `.partial` directory;
+ * `effects.onWorkingDirectory` says where that directory is in every case.
  */
 export async function takeSnapshot(
   options: SnapshotOptions,
@@ -159,17 +178,19 @@ export async function takeSnapshot(
 ): Promise<SnapshotResult> {
   const now = effects.now ?? (() => new Date());
   const progress = effects.progress ?? silentProgress();
-  const concurrency = checkInteger('--concurrency', options.concurrency ?? 8, 1, MAX_CONCURRENCY);
+  const concurrency = checkInteger('concurrency', options.concurrency ?? 8, 1, MAX_CONCURRENCY);
   if (options.trialsLimit !== undefined)
-    checkInteger('--trials-limit', options.trialsLimit, 1, DEFAULT_TRIALS_LIMIT);
+    checkInteger('trialsLimit', options.trialsLimit, 1, DEFAULT_TRIALS_LIMIT);
   for (const project of options.projects ?? []) summaryTarget(options.org, options.workspace, project);
   // The client checks the address too, but only once it is created, after the working directory is.
-  normalizeBaseUrl(options.baseUrl, options.tokenSource);
+  normalizeBaseUrl(options.baseUrl);
 
   if (options.journal !== undefined) {
     await access(options.journal, constants.R_OK).catch((error: NodeJS.ErrnoException) => {
-      throw new UsageError(
-        `Cannot read the triage journal --journal ${options.journal}: ${error.code ?? error.message}.`,
+      throw new InvalidOptionError(
+        'journal',
+        (name) =>
+          `Cannot read the triage journal ${name('journal')} ${options.journal}: ${error.code ?? error.message}.`,
       );
     });
   }
@@ -177,8 +198,10 @@ export async function takeSnapshot(
   const resumePoint = options.resume
     ? await prepareResume(options.resume, (header) => {
         if (header.org !== options.org || header.workspace !== options.workspace) {
-          throw new UsageError(
-            `--resume ${options.resume} belongs to ${header.org}/${header.workspace}, ` +
+          throw new InvalidOptionError(
+            'resume',
+            (name) =>
+              `${name('resume')} ${options.resume} belongs to ${header.org}/${header.workspace}, ` +
               `not ${options.org}/${options.workspace}.`,
           );
         }
@@ -221,6 +244,7 @@ export async function takeSnapshot(
     options: runOptions,
   });
   await mkdir(partialDir, { recursive: true });
+  effects.onWorkingDirectory?.(partialDir);
   const journal: JournalWriter = await startJournal(partialDir, header, [...finished.values()]);
 
   const stopper = new RunStopper(effects.signal);
@@ -375,50 +399,66 @@ function interruptedWhilePublishing(signal: AbortSignal, dir: string, manifest: 
 async function publishPrepared(resumePoint: ResumePoint, manifest: Manifest): Promise<SnapshotResult> {
   const finalDir = path.join(path.dirname(resumePoint.partialDir), resumePoint.snapshotId);
   if (await pathExists(finalDir)) {
-    throw new UsageError(
-      `--resume ${resumePoint.partialDir}: ${finalDir} exists too; keep one of them and remove the other.`,
+    throw new InvalidOptionError(
+      'resume',
+      (name) =>
+        `${name('resume')} ${resumePoint.partialDir}: ${finalDir} exists too; keep one of them and remove the other.`,
     );
   }
   await finishPublishing(resumePoint.partialDir, finalDir);
   return { dir: finalDir, snapshotId: resumePoint.snapshotId, status: manifest.status, manifest };
 }
 
-/** Turns whatever stopped the run into one CliError that says what happened and how to continue. */
+/**
+ * Why a snapshot stopped before it was finished, when the unfinished `<id>.partial` directory was kept:
+ * an interruption, or a failure that is not the API client's (those are passed on as they are). Pass
+ * `partialDir` as `resume` to continue.
+ */
+export class SnapshotStoppedError extends CliError {
+  override readonly name = 'SnapshotStoppedError';
+  constructor(
+    /** What stopped the run, one sentence. */
+    readonly reason: string,
+    /** The kept working directory, to pass as `resume`. */
+    readonly partialDir: string,
+    exitCode: CliError['exitCode'],
+    cause?: unknown,
+  ) {
+    super(`${reason} The unfinished snapshot is kept in ${partialDir}.`, exitCode, { cause });
+  }
+}
+
+/**
+ * What to throw for whatever stopped the run. The API client's typed errors pass unchanged (a caller
+ * tells a wrong token from an outage by type); a 426 gains the service's api_version from the config
+ * the run fetched. Other failures and interruptions with a kept directory become SnapshotStoppedError.
+ */
 function explainStop(
   error: unknown,
   partialDir: string | undefined,
   context: PhaseContext,
   signal?: AbortSignal,
-): CliError {
-  const resumeHint = partialDir
-    ? ` The unfinished snapshot is kept in ${partialDir}; continue it with: ` +
-      `airt-report snapshot --resume ${partialDir} (with the same --base-url, --org and --workspace).`
-    : '';
-  if (signal?.aborted) {
-    return new CliError(
-      `${interruptionText(signal)} before the snapshot was finished.${resumeHint}`,
+): Error {
+  if (signal?.aborted && partialDir !== undefined) {
+    return new SnapshotStoppedError(
+      `${interruptionText(signal)} before the snapshot was finished.`,
+      partialDir,
       abortExitCode(signal),
     );
   }
-  if (isUpgradeRequiredError(error)) {
-    const versions = context.versions?.apiVersion
-      ? ` (the service reports api_version ${neutralizeControls(context.versions.apiVersion)}, app_version ` +
-        `${neutralizeControls(context.versions.appVersion ?? 'unknown')})`
-      : '';
-    const said = error.detail
-      ? `; the service said: ${neutralizeControls(error.detail)
-          .slice(0, 300)
-          .replace(/[.\s]+$/, '')}`
-      : '';
-    return new CliError(
-      `The service answered 426 Upgrade Required to ${error.request}: it needs a newer client than ` +
-        `airt-report ${VERSION}${versions}${said}. Upgrade airt-report and run the snapshot again.${resumeHint}`,
-      error.exitCode,
-      { cause: error },
-    );
+  const apiVersion = context.versions?.apiVersion;
+  if (isUpgradeRequiredError(error) && error.apiVersion === undefined && apiVersion) {
+    const fields = { status: error.status, type: error.type, detail: error.detail, errors: error.errors };
+    return new UpgradeRequiredError(error, fields, error.attempts, apiVersion);
   }
-  if (error instanceof CliError)
-    return new CliError(`${error.message}${resumeHint}`, error.exitCode, { cause: error });
-  const message = error instanceof Error ? error.message : String(error);
-  return new CliError(`The snapshot stopped: ${message}.${resumeHint}`, undefined, { cause: error });
+  if (isApiError(error)) return error;
+  if (error instanceof CliError) {
+    return partialDir === undefined
+      ? error
+      : new SnapshotStoppedError(error.message, partialDir, error.exitCode, error);
+  }
+  const reason = `The snapshot stopped: ${error instanceof Error ? error.message : String(error)}.`;
+  return partialDir === undefined
+    ? new CliError(reason, undefined, { cause: error })
+    : new SnapshotStoppedError(reason, partialDir, 1, error);
 }

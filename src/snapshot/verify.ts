@@ -13,6 +13,7 @@ import { computeRootHash, MANIFEST_FILE, ManifestSchema, type Manifest } from '.
 import { PathEscapeError, resolveInside } from './safe-path.js';
 import { PARTIAL_SUFFIX } from './snapshot-id.js';
 
+/** A snapshot file whose content no longer matches the hash its manifest records. */
 export interface ModifiedFile {
   path: string;
   expectedSha256: string;

@@ -33,6 +33,7 @@ export const MAX_APPLY_CONCURRENCY = 16;
  */
 export const DEFAULT_INTERRUPT_GRACE_MS = 5_000;
 
+/** How applyDecisions sends a decisions file: concurrency, journal, progress, signal. */
 export interface ApplyDecisionsOptions {
   client: Pick<ApiClient, 'updateFinding'>;
   target: TriageTarget;
@@ -64,6 +65,7 @@ export interface RowOutcome {
   entry: JournalEntry;
 }
 
+/** What applyDecisions did, row by row. */
 export interface ApplyReport {
   plan: ApplyPlan;
   applied: RowOutcome[];

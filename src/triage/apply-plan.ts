@@ -23,6 +23,7 @@ export interface PlannedSkip {
   entry: JournalEntry;
 }
 
+/** What applying a decisions file would send, what the journal shows as applied, and unknown outcomes. */
 export interface ApplyPlan {
   /** Rows to send, in file order. */
   toSend: DecisionRow[];

@@ -9,6 +9,7 @@ import type { AutoRefillConfigResponse, ConfigureAutoRefillRequest } from '../ap
 import { withFieldErrors } from './service-validation.js';
 import { terminalSafe } from './terminal-text.js';
 
+/** The organization's credits auto-refill setting after configureAutoRefill. */
 export interface AutoRefillResult {
   request: ConfigureAutoRefillRequest;
   /** The validated response; absent when the body did not match the schema (see `raw`). */

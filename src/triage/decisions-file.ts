@@ -32,6 +32,7 @@ export interface DecisionRow extends ValidTriageChange {
   line?: number;
 }
 
+/** A decisions file (CSV or JSON) read and validated row by row. */
 export interface DecisionsFile {
   /** The path as the operator gave it; used in journal `source` values (`apply:<file>#<row>`). */
   file: string;

@@ -27,9 +27,11 @@ import { CliError } from '../errors.js';
 import type { UpdateFindingRequest } from '../api/schemas.js';
 import { canonicalRequest } from './triage-request.js';
 
+/** The triage journal's format (JSON Lines). */
 export const JOURNAL_FORMAT = 'airt-triage/1';
 export { DEFAULT_JOURNAL_PATH } from './journal-setting.js';
 
+/** How a journalled triage change ended. */
 export type JournalOutcome = 'applied' | 'failed' | 'outcome_unknown';
 /** What a line records: a request about to leave ("sending"), or its outcome. */
 export type JournalLineKind = JournalOutcome | 'sending';

@@ -20,6 +20,7 @@ const FLAG_OF_FIELD: Record<string, string> = {
   notes: '--notes',
 };
 
+/** One triage change to send, with the journal to record it in. */
 export interface TriageFindingOptions {
   client: Pick<ApiClient, 'updateFinding'>;
   target: TriageTarget;

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { CliError } from '../errors.js';
 import type { ColumnType, TableDef } from './schema.js';
 
+/** An open warehouse database (openWarehouse): its DuckDB connection and close(). */
 export interface Warehouse {
   instance: DuckDBInstance;
   conn: DuckDBConnection;

@@ -120,6 +120,7 @@ const MIGRATIONS: readonly Migration[] = [
   MIGRATION_V7,
 ];
 
+/** The warehouse schema version this release creates and reads. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 1;
 
 const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version (

@@ -35,6 +35,7 @@ import { METRIC_VIEW_NAMES } from './metric-views.js';
 import { RELATIONS, type TableDef } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
 
+/** One exported table: rows and the Parquet partitions written. */
 export interface ExportedTable {
   table: string;
   rows: number;
@@ -44,6 +45,7 @@ export interface ExportedTable {
   kept: number;
 }
 
+/** Where exportParquet wrote and what: one entry per table. */
 export interface ExportResult {
   dir: string;
   tables: ExportedTable[];

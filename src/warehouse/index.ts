@@ -3,9 +3,15 @@ export { loadSnapshots, SnapshotRefusedError, RecordCountError } from './loader.
 export type { LoadOptions, LoadProgress, LoadResult, SnapshotLoadResult, VerifyProblem } from './loader.js';
 export { loadTriageJournal } from './journal.js';
 export type { JournalLoadResult } from './journal.js';
-export { runQuery, QueryError } from './query.js';
-export type { QueryResult, QueryColumn } from './query.js';
-export { formatResult, neutralizeCsvCell, escapeMarkdownCell, OUTPUT_FORMATS } from './output-format.js';
+export { runQuery, streamQuery, QueryError } from './query.js';
+export type { QueryResult, QueryColumn, QueryStream } from './query.js';
+export {
+  formatResult,
+  writeResult,
+  neutralizeCsvCell,
+  escapeMarkdownCell,
+  OUTPUT_FORMATS,
+} from './output-format.js';
 export type { OutputFormat, FormatOptions } from './output-format.js';
 export { listNamedQueries, readNamedQuery, QUERIES_DIR } from './named-queries.js';
 export type { NamedQuery } from './named-queries.js';

@@ -17,6 +17,7 @@ import { MalformedJsonError, parseJsonText } from './json-file.js';
 import { isPlainObject, RowCollector, warningRows } from './row-builder.js';
 import { FINDINGS, LOAD_WARNINGS, REVIEW_EVENTS } from './schema.js';
 
+/** What loadTriageJournal added from a triage journal. */
 export interface JournalLoadResult {
   file: string;
   lines: number;

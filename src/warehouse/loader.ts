@@ -32,6 +32,7 @@ export { RecordCountError } from './snapshot-load.js';
 const DEFAULT_MEMORY_LIMIT = '384MB';
 export type { LoadProgress, VerifyProblem } from './snapshot-load.js';
 
+/** How loadSnapshots loads: force past verification, a triage journal, progress, clock, lock timeout. */
 export interface LoadOptions {
   /** Load snapshots that fail verification (marked verified = false, problems in load_warnings). */
   force?: boolean;
@@ -55,6 +56,7 @@ export interface LoadOptions {
   command?: string;
 }
 
+/** One snapshot's load: loaded or already present, with its row counts. */
 export interface SnapshotLoadResult {
   dir: string;
   snapshotId: string;
@@ -66,6 +68,7 @@ export interface SnapshotLoadResult {
   warnings: number;
 }
 
+/** What loadSnapshots did: each snapshot loaded or already present, and the journal's load. */
 export interface LoadResult {
   snapshots: SnapshotLoadResult[];
   journal: JournalLoadResult | null;

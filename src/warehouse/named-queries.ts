@@ -10,6 +10,7 @@ import { UsageError } from '../errors.js';
 /** queries/ at the package root: two levels up from src/warehouse and from dist/warehouse. */
 export const QUERIES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'queries');
 
+/** A named query shipped in queries/: its name, what it answers and its SQL. */
 export interface NamedQuery {
   name: string;
   /** The `-- answers:` header. */
@@ -33,6 +34,10 @@ function parseHeader(sql: string): { header: string; answers: string } {
   return { header, answers };
 }
 
+/**
+ * Reads one named query (queries/<name>.sql) with its description; a usage error names the closest one for
+ * a typo.
+ */
 export async function readNamedQuery(name: string, dir: string = QUERIES_DIR): Promise<NamedQuery> {
   if (!NAME.test(name))
     throw new UsageError(

@@ -9,17 +9,25 @@
  * - table (terminal): control and bidi characters shown as \u escapes (no terminal escape sequences),
  *   long cells cut.
  * - json / ndjson: exact values; JSON columns embedded as JSON.
+ *
+ * Every format is written row batch by row batch (`writeResult`), so a million rows take the memory
+ * of one batch. Streamed, the table format sizes its columns from the first batches holding at least
+ * TABLE_SAMPLE_ROWS rows; a later, wider cell widens its own line rather than being cut further
+ * (smaller results, and formatResult's in-memory ones, are aligned exactly).
  */
 import { csvText, neutralizeCsvFormula } from '../csv-text.js';
 import { escapeMarkdownCell, neutralizeControls } from '../text-safety.js';
-import type { QueryResult } from './query.js';
+import type { QueryColumn, QueryResult, QueryStream } from './query.js';
 
 // The Markdown cell rule is shared with the diff; re-exported for existing importers.
 export { escapeMarkdownCell };
 
+/** The formats `query` writes. */
 export const OUTPUT_FORMATS = ['table', 'csv', 'json', 'ndjson', 'markdown'] as const;
+/** One of OUTPUT_FORMATS. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
+/** How a result is written. */
 export interface FormatOptions {
   /** CSV: do not neutralize formula-like cells. */
   raw?: boolean;
@@ -47,10 +55,14 @@ export function neutralizeCsvCell(text: string): string {
 
 const NUMBER_SHAPED = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/u;
 
-function toObjects(result: QueryResult): Record<string, unknown>[] {
-  return result.rows.map((row) => {
+/** Rows the table format reads before it fixes its column widths. */
+export const TABLE_SAMPLE_ROWS = 1000;
+
+/** Rows as JSON objects: JSON columns embedded as JSON. */
+function toObjects(columns: readonly QueryColumn[], rows: readonly unknown[][]): Record<string, unknown>[] {
+  return rows.map((row) => {
     const object: Record<string, unknown> = {};
-    result.columns.forEach((column, i) => {
+    columns.forEach((column, i) => {
       const value = row[i];
       object[column.name] = column.json && typeof value === 'string' ? parseJsonCell(value) : (value ?? null);
     });
@@ -66,28 +78,80 @@ function parseJsonCell(text: string): unknown {
   }
 }
 
-function formatCsv(result: QueryResult, options: FormatOptions): string {
-  const neutralize = (text: string): string => (options.raw ? text : neutralizeCsvCell(text));
-  const records = [
-    result.columns.map((c) => neutralize(c.name)),
-    // Numbers are data, not text: a negative number is not a formula.
-    ...result.rows.map((row) =>
-      row.map((v) => (typeof v === 'number' ? String(v) : neutralize(cellText(v)))),
-    ),
-  ];
-  // RFC 4180 quoting (a lone CR is quoted too, so no reader splits the row).
-  return csvText(records);
+/**
+ * One format as three steps over a stream: `rows` turns a batch into text (it may hold rows back, as
+ * the table does until its widths are known), `end` writes what is left and the footer.
+ */
+interface FormatWriter {
+  rows(batch: readonly unknown[][]): string;
+  end(): string;
 }
 
-function formatMarkdown(result: QueryResult): string {
-  const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
-  const header = line(result.columns.map((c) => escapeMarkdownCell(c.name)));
-  const rule = line(result.columns.map(() => '---'));
-  const body = result.rows.map((row) => line(row.map((v) => escapeMarkdownCell(cellText(v)))));
-  // A bare header reads like cut-off output, so say "(0 rows)" as the table format does — after a blank
-  // line, which ends the table: a line straight below it would be rendered as one more row.
-  const empty = result.rows.length === 0 ? ['', '(0 rows)'] : [];
-  return `${[header, rule, ...body, ...empty].join('\n')}\n`;
+function csvWriter(columns: readonly QueryColumn[], options: FormatOptions): FormatWriter {
+  const neutralize = (text: string): string => (options.raw ? text : neutralizeCsvCell(text));
+  let header: string | null = csvText([columns.map((c) => neutralize(c.name))]);
+  const take = (): string => {
+    const text = header ?? '';
+    header = null;
+    return text;
+  };
+  return {
+    rows: (batch) =>
+      take() +
+      // Numbers are data, not text: a negative number is not a formula. RFC 4180 quoting (a lone CR
+      // is quoted too, so no reader splits the row).
+      csvText(
+        batch.map((row) => row.map((v) => (typeof v === 'number' ? String(v) : neutralize(cellText(v))))),
+      ),
+    end: take,
+  };
+}
+
+function jsonWriter(columns: readonly QueryColumn[]): FormatWriter {
+  let count = 0;
+  return {
+    // The layout JSON.stringify(rows, null, 2) gives, one object at a time.
+    rows: (batch) =>
+      toObjects(columns, batch)
+        .map((object) => {
+          const item = JSON.stringify(object, null, 2).replace(/\n/gu, '\n  ');
+          count += 1;
+          return `${count === 1 ? '[\n' : ',\n'}  ${item}`;
+        })
+        .join(''),
+    end: () => (count === 0 ? '[]\n' : '\n]\n'),
+  };
+}
+
+function ndjsonWriter(columns: readonly QueryColumn[]): FormatWriter {
+  return {
+    rows: (batch) =>
+      toObjects(columns, batch)
+        .map((object) => `${JSON.stringify(object)}\n`)
+        .join(''),
+    end: () => '',
+  };
+}
+
+function markdownWriter(columns: readonly QueryColumn[]): FormatWriter {
+  const line = (cells: string[]): string => `| ${cells.join(' | ')} |\n`;
+  let head: string | null =
+    line(columns.map((c) => escapeMarkdownCell(c.name))) + line(columns.map(() => '---'));
+  let count = 0;
+  const take = (): string => {
+    const text = head ?? '';
+    head = null;
+    return text;
+  };
+  return {
+    rows: (batch) => {
+      count += batch.length;
+      return take() + batch.map((row) => line(row.map((v) => escapeMarkdownCell(cellText(v))))).join('');
+    },
+    // A bare header reads like cut-off output, so say "(0 rows)" as the table format does — after a
+    // blank line, which ends the table: a line straight below it would be rendered as one more row.
+    end: () => take() + (count === 0 ? '\n(0 rows)\n' : ''),
+  };
 }
 
 function truncate(text: string, max: number): string {
@@ -95,41 +159,92 @@ function truncate(text: string, max: number): string {
   return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
 }
 
-function formatTable(result: QueryResult, options: FormatOptions): string {
+function tableWriter(
+  columns: readonly QueryColumn[],
+  options: FormatOptions,
+  sampleRows: number,
+): FormatWriter {
   const max = options.maxCellWidth ?? 60;
   const show = (v: unknown): string =>
     v === null || v === undefined
       ? 'NULL'
       : truncate(neutralizeControls(cellText(v)).replace(/\n/g, '\\n').replace(/\t/g, '\\t'), max);
-  const header = result.columns.map((c) => show(c.name));
-  const cells = result.rows.map((row) => row.map(show));
-  // A loop, not Math.max(...column): spreading 150,000 cells as arguments overflows the call stack.
-  const widths = header.map((h) => [...h].length);
-  for (const row of cells) {
-    row.forEach((cell, i) => {
-      widths[i] = Math.max(widths[i] ?? 0, [...cell].length);
-    });
-  }
-  const pad = (text: string, i: number): string => text + ' '.repeat((widths[i] ?? 0) - [...text].length);
-  const line = (row: string[]): string => row.map(pad).join('  ').trimEnd();
-  const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];
-  out.push(`(${result.rows.length} row${result.rows.length === 1 ? '' : 's'})`);
-  return `${out.join('\n')}\n`;
+  const header = columns.map((c) => show(c.name));
+  // Rows held back until the widths are fixed (the first TABLE_SAMPLE_ROWS), then none.
+  let sample: string[][] | null = [];
+  let widths: number[] = [];
+  let count = 0;
+  const pad = (text: string, i: number): string =>
+    text + ' '.repeat(Math.max(0, (widths[i] ?? 0) - [...text].length));
+  const line = (row: string[]): string => `${row.map(pad).join('  ').trimEnd()}\n`;
+  const fixWidths = (): string => {
+    const held = sample ?? [];
+    sample = null;
+    // A loop, not Math.max(...column): spreading many cells as arguments overflows the call stack.
+    widths = header.map((h) => [...h].length);
+    for (const row of held) {
+      row.forEach((cell, i) => {
+        widths[i] = Math.max(widths[i] ?? 0, [...cell].length);
+      });
+    }
+    return line(header) + `${widths.map((w) => '-'.repeat(w)).join('  ')}\n` + held.map(line).join('');
+  };
+  return {
+    rows: (batch) => {
+      count += batch.length;
+      const cells = batch.map((row) => row.map(show));
+      if (sample === null) return cells.map(line).join('');
+      for (const row of cells) sample.push(row);
+      return sample.length >= sampleRows ? fixWidths() : '';
+    },
+    end: () => `${sample === null ? '' : fixWidths()}(${count} row${count === 1 ? '' : 's'})\n`,
+  };
 }
 
-export function formatResult(result: QueryResult, format: OutputFormat, options: FormatOptions = {}): string {
+function writerFor(
+  format: OutputFormat,
+  columns: readonly QueryColumn[],
+  options: FormatOptions,
+  tableSampleRows = TABLE_SAMPLE_ROWS,
+): FormatWriter {
   switch (format) {
     case 'csv':
-      return formatCsv(result, options);
+      return csvWriter(columns, options);
     case 'json':
-      return `${JSON.stringify(toObjects(result), null, 2)}\n`;
+      return jsonWriter(columns);
     case 'ndjson':
-      return toObjects(result)
-        .map((o) => `${JSON.stringify(o)}\n`)
-        .join('');
+      return ndjsonWriter(columns);
     case 'markdown':
-      return formatMarkdown(result);
+      return markdownWriter(columns);
     case 'table':
-      return formatTable(result, options);
+      return tableWriter(columns, options, tableSampleRows);
   }
+}
+
+/** A whole in-memory result as text in `format` (see writeResult to stream a large one). */
+export function formatResult(result: QueryResult, format: OutputFormat, options: FormatOptions = {}): string {
+  // All rows are at hand, so the table is sized from all of them.
+  const writer = writerFor(format, result.columns, options, Number.POSITIVE_INFINITY);
+  return writer.rows(result.rows) + writer.end();
+}
+
+/**
+ * Writes a streamed result in `format`, batch by batch, through `write` (awaited, so a slow pipe or
+ * file holds the query back instead of filling memory). Resolves with the number of rows written.
+ */
+export async function writeResult(
+  stream: QueryStream,
+  format: OutputFormat,
+  write: (text: string) => Promise<void> | void,
+  options: FormatOptions = {},
+): Promise<number> {
+  const writer = writerFor(format, stream.columns, options);
+  let count = 0;
+  for await (const batch of stream.batches) {
+    count += batch.length;
+    const text = writer.rows(batch);
+    if (text !== '') await write(text);
+  }
+  await write(writer.end());
+  return count;
 }

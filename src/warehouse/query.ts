@@ -8,6 +8,7 @@ import { CliError, UsageError } from '../errors.js';
 import { openWarehouse, requireDatabase } from './db.js';
 import { checkSchema } from './ddl.js';
 
+/** A result column: name, DuckDB type and whether it holds JSON. */
 export interface QueryColumn {
   name: string;
   /** DuckDB type as text, e.g. BIGINT, VARCHAR[], TIMESTAMP WITH TIME ZONE. */
@@ -16,9 +17,20 @@ export interface QueryColumn {
   json: boolean;
 }
 
+/** A query's whole result in memory (see streamQuery for results too large for that). */
 export interface QueryResult {
   columns: QueryColumn[];
   rows: unknown[][];
+}
+
+/**
+ * A query's result as it arrives: the columns, then rows in batches of about 2,048 (DuckDB's chunk
+ * size), so a caller can write a million rows while holding one batch. Iterate `batches` once, inside
+ * the `consume` callback of streamQuery (the connection closes when it returns).
+ */
+export interface QueryStream {
+  columns: QueryColumn[];
+  batches: AsyncIterable<unknown[][]>;
 }
 
 /** An SQL error from DuckDB: the message is DuckDB's own. */
@@ -75,7 +87,9 @@ function normalize(value: unknown, type: DuckDBType): unknown {
  */
 function oneLineError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
+  // A streamed run splits the SQL first; the splitter's prefix is ours to drop, DuckDB's words stay.
   return message
+    .replace(/^Failed to extract statements:\s*/u, '')
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line !== '' && line !== '^')
@@ -103,34 +117,63 @@ async function requireOneStatement(conn: DuckDBConnection, sql: string, label: s
 }
 
 /**
- * Runs `sql`, a single statement, on a read-only connection; more than one is a usage error.
- * `label` names it in errors ("Query failed: …", "Named query @x failed: …").
+ * Runs `sql`, a single statement, on a read-only connection and hands its result to `consume` as a
+ * stream of row batches; more than one statement is a usage error. `label` names it in errors
+ * ("Query failed: …", "Named query @x failed: …"). The connection is closed when `consume` settles.
  */
-export async function runQuery(dbPath: string, sql: string, label = 'Query'): Promise<QueryResult> {
+export async function streamQuery<T>(
+  dbPath: string,
+  sql: string,
+  label: string,
+  consume: (stream: QueryStream) => Promise<T>,
+): Promise<T> {
   if (sql.trim() === '') throw new UsageError('The SQL is empty: give SQL text, @name or @list.');
   requireDatabase(dbPath);
   const warehouse = await openWarehouse(dbPath, { readOnly: true });
   try {
     await checkSchema(warehouse.conn, dbPath);
     await requireOneStatement(warehouse.conn, sql, label);
-    let reader;
+    const failed = (error: unknown): QueryError =>
+      new QueryError(`${label} failed: ${oneLineError(error)}`, 1, { cause: error });
+    let result;
     try {
-      reader = await warehouse.conn.runAndReadAll(sql);
+      result = await warehouse.conn.stream(sql);
     } catch (error) {
-      throw new QueryError(`${label} failed: ${oneLineError(error)}`, 1, { cause: error });
+      throw failed(error);
     }
-    const types = reader.columnTypes();
-    const columns = reader.columnNames().map((name, i) => {
+    const types = result.columnTypes();
+    const columns = result.columnNames().map((name, i) => {
       const type = types[i];
       return { name, type: type ? type.toString() : 'UNKNOWN', json: type?.alias === 'JSON' };
     });
-    const rows = reader
-      .getRowsJson()
-      .map((row) => row.map((value, i) => (types[i] ? normalize(value, types[i]) : value)));
-    return { columns, rows };
+    const source = result;
+    async function* batches(): AsyncGenerator<unknown[][]> {
+      const chunks = source.yieldRowsJson();
+      for (;;) {
+        let next: IteratorResult<unknown[][]>;
+        try {
+          next = await chunks.next();
+        } catch (error) {
+          // A streamed query can fail part-way (a cast error in row 700,000): same message as up front.
+          throw failed(error);
+        }
+        if (next.done === true) return;
+        yield next.value.map((row) => row.map((value, i) => (types[i] ? normalize(value, types[i]) : value)));
+      }
+    }
+    return await consume({ columns, batches: batches() });
   } finally {
     warehouse.close();
   }
+}
+
+/** Runs `sql` like streamQuery and returns the whole result in memory: for results of modest size. */
+export async function runQuery(dbPath: string, sql: string, label = 'Query'): Promise<QueryResult> {
+  return streamQuery(dbPath, sql, label, async ({ columns, batches }) => {
+    const rows: unknown[][] = [];
+    for await (const batch of batches) for (const row of batch) rows.push(row);
+    return { columns, rows };
+  });
 }
 
 /** One row of load_warnings, as `load` shows it. */

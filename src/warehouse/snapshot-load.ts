@@ -49,6 +49,7 @@ import {
   type TableDef,
 } from './schema.js';
 
+/** A step of a load, for progress output. */
 export type LoadProgress =
   | { type: 'verify'; dir: string; snapshotId: string; files: number }
   | { type: 'already_loaded'; dir: string; snapshotId: string }

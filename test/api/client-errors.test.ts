@@ -17,6 +17,7 @@ import {
   ResponseSchemaError,
   UpgradeRequiredError,
 } from '../../src/api/errors.js';
+import { cliMessage } from '../../src/cli/option-names.js';
 import { EXIT } from '../../src/errors.js';
 import { configBody, findingBody, TOKEN } from './helpers/bodies.js';
 import {
@@ -109,15 +110,18 @@ describe('non-2xx answers become typed errors', () => {
     expect(error.message).toContain('body.threshold: must be at least 1000 (greater_than_equal)');
   });
 
-  it('401 says the token is missing or invalid and names AIRT_TOKEN and --token-file', async () => {
+  it('401 says the token is missing or invalid; the CLI wording names AIRT_TOKEN and --token-file', async () => {
     const api = await setup(sequence(envelope(401, 'authentication_error', 'Invalid token')));
     const error = await caught(api.getProjectSummary('acme', 'main', 'chatbot'));
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.message).toContain('GET /api/v1/org/acme/ws/main/airt/projects/chatbot/summary');
     expect(error.message).toContain('token is missing or invalid');
-    expect(error.message).toContain('AIRT_TOKEN');
-    expect(error.message).toContain('--token-file');
+    expect(error.message).toContain('Set options.token to a valid token.');
+    expect(error.message).not.toContain('AIRT_TOKEN');
     expect(error.message).toContain('Invalid token');
+    const cli = cliMessage(error);
+    expect(cli).toContain('Set AIRT_TOKEN or --token-file FILE to a valid token.');
+    expect(cli).toContain('Invalid token');
   });
 
   it('426 says a newer client is needed and shows the api_version learned from getConfig', async () => {
@@ -129,7 +133,8 @@ describe('non-2xx answers become typed errors', () => {
     const before = await caught(api.listTrials('acme', 'main', FINDING));
     expect(before).toBeInstanceOf(UpgradeRequiredError);
     expect(before.message).toContain('requires a newer client');
-    expect(before.message).toContain('run airt-report config');
+    expect(before.message).toContain('api_version is unknown');
+    expect(before.message).not.toContain('airt-report config');
     await api.getConfig();
     expect(api.knownApiVersion).toBe('9.3.0');
     const after = (await caught(api.listTrials('acme', 'main', FINDING))) as UpgradeRequiredError;

@@ -104,7 +104,7 @@ describe('Retry-After', () => {
       sequence(rateLimited('Sun, 01 Mar 2026 12:00:07 GMT'), rateLimited('Sun, 01 Mar 2026 11:00:00 GMT'), {
         body: configBody(),
       }),
-      { clock: () => now },
+      { now: () => new Date(now) },
     );
     await api.getConfig();
     expect(delays).toEqual([7000, 0]); // a date in the past means "now"
@@ -114,7 +114,7 @@ describe('Retry-After', () => {
     let clock = 0;
     const { api, delays } = await setup(sequence(rateLimited('3600'), { body: configBody() }), {
       retry: { maxElapsedMs: 5_000 },
-      now: () => clock,
+      monotonicNow: () => clock,
       sleep: (ms) => {
         delays.push(ms);
         clock += ms;

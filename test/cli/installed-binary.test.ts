@@ -84,4 +84,22 @@ describe('installed binary', () => {
     expect(result.stderr).not.toMatch(/EPIPE|Unhandled|at .*\.js/u);
     expect(result.code).toBe(0);
   });
+
+  it('prints its help', async () => {
+    const result = await run(process.execPath, [BIN, '--help'], { cwd: ROOT });
+    expect(result.stdout).toMatch(/^airt-report <command>/mu);
+    for (const command of ['snapshot', 'load', 'query', 'report', 'run']) {
+      expect(result.stdout).toContain(`airt-report ${command}`);
+    }
+  });
+
+  it('runs a query to the end', async () => {
+    const result = await run(
+      process.execPath,
+      [BIN, 'query', 'SELECT count(*) AS snapshots FROM snapshots', '--db', db, '--format', 'csv'],
+      { cwd: ROOT },
+    );
+    expect(result.stdout).toBe('snapshots\n1\n');
+    expect(result.stderr).toBe('');
+  });
 });

@@ -72,7 +72,7 @@ beforeAll(async () => {
   const db = path.join(work.dir, 'w.duckdb');
   await loadSnapshots(db, [snapshotDir]);
   warehouse = await openWarehouse(db, { readOnly: true });
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   warehouse?.close();
@@ -330,7 +330,7 @@ describe('the metrics layer', () => {
         expect(shownRate(shown![1]!)).toEqual(asrShown);
         // A1's top findings (top_findings warned) are left out of the table in both formats.
         expect(between(md, '## Top findings', '## Evaluation jobs')).not.toContain(NAMES[A1]);
-        expect(htmlText(between(html, 'Top findings', 'Evaluation jobs'))).not.toContain(NAMES[A1]);
+        expect(htmlText(between(html, '<h2>Top findings', '<h2>Evaluation jobs'))).not.toContain(NAMES[A1]);
         // A2's asr_by_transform (base64 only) is left out of the transform lift in both formats.
         // (role_play_wrapper, of A1, stays: the check would see base64 if it were there.)
         const mdLift = between(md, '### Transform lift', '## Compliance').replaceAll('\\', '');

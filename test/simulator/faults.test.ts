@@ -55,9 +55,9 @@ describe('parseFaultSpec', () => {
   });
 
   it.each([
-    ['503=0.1', /Unknown --faults kind "503"/],
+    ['503=0.1', /Unknown options\.faults kind "503"/],
     ['429=2', /rate must be a number from 0 to 1/],
-    ['429', /Bad --faults entry/],
+    ['429', /Bad options\.faults entry/],
     ['latency=fast', /latency=20ms/],
     ['retry_after=1.5', /whole seconds/],
     ['429=0.6,502=0.6', /sum must be at most 1/],

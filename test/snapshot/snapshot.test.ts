@@ -198,7 +198,7 @@ describe('a service address the client cannot use', () => {
       const target = path.join(out, 'bad-address');
       await expect(
         takeSnapshot({ baseUrl, org: 'o', workspace: 'w', token: TOKEN, out: target }),
-      ).rejects.toThrow(/service address/);
+      ).rejects.toThrow(/options\.baseUrl/);
       await expect(readdir(target)).rejects.toMatchObject({ code: 'ENOENT' });
     },
   );

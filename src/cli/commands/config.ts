@@ -3,6 +3,7 @@
  * and app version it runs, how it is deployed, and which features are switched on. Needs only the
  * base URL: the operation is called without a token.
  */
+import { formatRetryEvent } from '../../api/retry.js';
 import { defineCommand } from '../command.js';
 import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
 import type { ConfigResponse } from '../../api/schemas.js';
@@ -43,11 +44,7 @@ export const configCommand = defineCommand<ConfigArgs>({
       baseUrl: connection.baseUrl,
       signal: io.signal,
       userAgentSuffix: 'config',
-      onRetry: (event) =>
-        io.stderr(
-          `Retrying ${event.method} ${event.path} in ${(event.delayMs / 1000).toFixed(1)} s ` +
-            `(attempt ${event.attempt} failed: ${neutralizeControls(event.reason)})\n`,
-        ),
+      onRetry: (event) => io.stderr(`${formatRetryEvent(event)}\n`),
     });
     try {
       const { value, unknownKeys } = await client.getConfig();

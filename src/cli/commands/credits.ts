@@ -6,6 +6,7 @@
  * printed, and a missing payment method or a disabled reason is called out on stderr.
  */
 import { UsageError } from '../../errors.js';
+import { formatRetryEvent } from '../../api/retry.js';
 import { defineCommand } from '../command.js';
 import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
 
@@ -76,10 +77,7 @@ export const creditsCommand = defineCommand<CreditsArgs>({
       token: connection.token,
       signal: io.signal,
       userAgentSuffix: 'credits',
-      onRetry: (event) =>
-        io.stderr(
-          `Retrying ${event.method} ${event.path} in ${(event.delayMs / 1000).toFixed(1)} s (${terminalSafe(event.reason, 200)})\n`,
-        ),
+      onRetry: (event) => io.stderr(`${formatRetryEvent(event)}\n`),
     });
     try {
       const result = await configureAutoRefill(client, connection.org, request);

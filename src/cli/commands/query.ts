@@ -31,7 +31,7 @@ export const queryCommand = defineCommand<QueryArgs>({
         describe: 'CSV: keep cells starting with = + - @ as they are (no formula guard)',
       }),
   async run(args, io) {
-    const [{ runQuery }, { formatResult }, { listNamedQueries, readNamedQuery }] = await Promise.all([
+    const [{ streamQuery }, { writeResult }, { listNamedQueries, readNamedQuery }] = await Promise.all([
       import('../../warehouse/query.js'),
       import('../../warehouse/output-format.js'),
       import('../../warehouse/named-queries.js'),
@@ -44,23 +44,37 @@ export const queryCommand = defineCommand<QueryArgs>({
     }
     if (args.sql.trim() === '') throw new UsageError('The SQL is empty: give SQL text, @name or @list.');
     if (args.db === undefined) throw new UsageError('Name the database: --db FILE.');
-    const [{ checkOutputFile, writeOutputFile }] = await Promise.all([import('../../output-file.js')]);
+    const [{ checkOutputFile, openOutputFile }] = await Promise.all([import('../../output-file.js')]);
     const target = args.out ? path.resolve(io.cwd, args.out) : undefined;
     // Refused before the query runs, so a bad --out costs nothing.
     if (target !== undefined) await checkOutputFile(target);
     const named = args.sql.startsWith('@') ? await readNamedQuery(args.sql.slice(1)) : null;
-    const result = await runQuery(
+    const options = { raw: args.raw ?? false };
+    // Rows stream from DuckDB to the output a batch at a time: a million rows in bounded memory.
+    await streamQuery(
       path.resolve(io.cwd, args.db),
       named ? named.sql : args.sql,
       named ? `Named query @${named.name}` : 'Query',
+      async (stream) => {
+        if (target === undefined) {
+          await writeResult(
+            stream,
+            args.format,
+            (text) => io.writeStdout?.(text) ?? io.stdout(text),
+            options,
+          );
+          return;
+        }
+        const file = await openOutputFile(target, { signal: io.signal });
+        try {
+          const rows = await writeResult(stream, args.format, (text) => file.write(text), options);
+          await file.commit();
+          io.stderr(`${rows} row(s) written to ${target}\n`);
+        } finally {
+          await file.discard();
+        }
+      },
     );
-    const text = formatResult(result, args.format, { raw: args.raw ?? false });
-    if (target !== undefined) {
-      await writeOutputFile(target, text, { signal: io.signal });
-      io.stderr(`${result.rows.length} row(s) written to ${target}\n`);
-    } else {
-      io.stdout(text);
-    }
     return EXIT.ok;
   },
 });

@@ -4,9 +4,12 @@
  * snapshot directory. Exit 3 when the snapshot is partial (some requests failed), still usable.
  */
 import path from 'node:path';
-import { PartialResultError } from '../../errors.js';
+import { stat } from 'node:fs/promises';
+import { CliError, expectedExitCode, PartialResultError } from '../../errors.js';
 import type { Manifest } from '../../snapshot/manifest.js';
+import type { SnapshotStoppedError } from '../../snapshot/take-snapshot.js';
 import { defineCommand } from '../command.js';
+import { cliMessage } from '../option-names.js';
 import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
 import { journalOptionHelp, journalToRead } from '../../triage/journal-setting.js';
 
@@ -46,11 +49,12 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
       .option('quiet', { type: 'boolean', describe: 'No progress output (warnings are still shown)' }),
   async run(args, io) {
     const connection = resolveConnection(args, io);
-    const [{ takeSnapshot }, { createProgress }, { neutralizeControls }] = await Promise.all([
-      import('../../snapshot/take-snapshot.js'),
-      import('../../snapshot/progress.js'),
-      import('../../api/error-body.js'),
-    ]);
+    const [{ takeSnapshot, SnapshotStoppedError }, { createProgress }, { neutralizeControls }] =
+      await Promise.all([
+        import('../../snapshot/take-snapshot.js'),
+        import('../../snapshot/progress.js'),
+        import('../../api/error-body.js'),
+      ]);
     const resolve = (file: string | undefined): string | undefined =>
       file === undefined ? undefined : path.resolve(io.cwd, file);
     const progress = createProgress({
@@ -59,6 +63,7 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
       quiet: args.quiet ?? false,
       stream: io.stderrIsTTY ? process.stderr : undefined,
     });
+    let workingDir: string | undefined;
     const result = await takeSnapshot(
       {
         baseUrl: connection.baseUrl,
@@ -75,8 +80,10 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
         resume: resolve(args.resume),
         journal: journalToRead(args.journal, io),
       },
-      { signal: io.signal, progress },
-    );
+      { signal: io.signal, progress, onWorkingDirectory: (dir) => (workingDir = dir) },
+    ).catch(async (error: unknown) => {
+      throw await withResumeHint(error, workingDir, SnapshotStoppedError);
+    });
     const { manifest } = result;
     // Warnings are not progress: --quiet keeps them (a mistyped --project must not pass unnoticed).
     for (const warning of manifest.warnings) {
@@ -97,6 +104,34 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
     return 0;
   },
 });
+
+/**
+ * The library says what stopped the run and where the unfinished snapshot is; the CLI adds the command
+ * that continues it, when that directory is still there (a run that fetched nothing leaves none).
+ */
+async function withResumeHint(
+  error: unknown,
+  workingDir: string | undefined,
+  stoppedError: typeof SnapshotStoppedError,
+): Promise<unknown> {
+  const expected = expectedExitCode(error);
+  if (expected === undefined || !(error instanceof Error) || workingDir === undefined) return error;
+  if (
+    !(await stat(workingDir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
+    return error;
+  }
+  const what = error instanceof stoppedError ? error.reason : cliMessage(error).replace(/\s*$/u, '');
+  return new CliError(
+    `${what} The unfinished snapshot is kept in ${workingDir}; continue it with: ` +
+      `airt-report snapshot --resume ${workingDir} (with the same --base-url, --org and --workspace).`,
+    expected,
+    { cause: error },
+  );
+}
 
 /**
  * Why the snapshot is partial and what to do: a --project the service does not know is fixed in the

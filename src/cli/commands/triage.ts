@@ -8,6 +8,7 @@
  * AIRT_TRIAGE_JOURNAL, default triage/journal.jsonl; see src/triage/journal-setting.ts).
  */
 import { abortExitCode, CliError, interruptionText, PartialResultError, UsageError } from '../../errors.js';
+import { formatRetryEvent } from '../../api/retry.js';
 import { defineCommand } from '../command.js';
 import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
 import type { CliIO } from '../io.js';
@@ -141,10 +142,7 @@ async function runSingle(args: TriageArgs, io: CliIO, journalPath: string): Prom
     token: connection.token,
     signal: io.signal,
     userAgentSuffix: 'triage',
-    onRetry: (event) =>
-      io.stderr(
-        `Retrying ${event.method} ${event.path} in ${(event.delayMs / 1000).toFixed(1)} s (${terminalSafe(event.reason, 200)})\n`,
-      ),
+    onRetry: (event) => io.stderr(`${formatRetryEvent(event)}\n`),
   });
   try {
     const outcome = await triageFinding({
@@ -219,10 +217,7 @@ async function runApply(args: TriageArgs, io: CliIO, journal: string): Promise<n
     concurrency,
     userAgentSuffix: 'triage-apply',
     signal: cancelStragglers.signal,
-    onRetry: (event) =>
-      progress.note(
-        `Retrying ${event.method} ${event.path} in ${(event.delayMs / 1000).toFixed(1)} s (${terminalSafe(event.reason, 200)})\n`,
-      ),
+    onRetry: (event) => progress.note(`${formatRetryEvent(event)}\n`),
   });
   const graceSeconds = applyModule.DEFAULT_INTERRUPT_GRACE_MS / 1000;
   const onInterrupt = (): void =>

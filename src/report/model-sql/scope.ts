@@ -5,7 +5,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError, UsageError } from '../../errors.js';
 import type { ProjectRef, SnapshotProvenance } from '../model.js';
-import { holdsSeveralWorkspaces } from '../../diff/warehouse-source.js';
+import { holdsSeveralWorkspaces } from '../../warehouse/snapshot-lookup.js';
 import { isoTimestamp, placeholders, queryRows, str } from './query.js';
 
 /** One project in one snapshot: the unit executive and compliance reports read. */

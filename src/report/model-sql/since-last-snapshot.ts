@@ -5,7 +5,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { diffSnapshots } from '../../diff/snapshot-diff.js';
-import { findProject, previousSnapshotId } from '../../diff/warehouse-source.js';
+import { findProject, previousSnapshotId } from '../../warehouse/snapshot-lookup.js';
 import type { SinceLastSnapshot } from '../model.js';
 import { sinceLastSnapshotSection } from '../since-last-snapshot.js';
 import type { ProjectScope } from './scope.js';

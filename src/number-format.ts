@@ -1,0 +1,84 @@
+/**
+ * Number and date formatting for reports. Unknown values (null) are shown as "—", never as 0; every
+ * output is our own ASCII (digits, sign, "%", "—"), so it needs no escaping in any context.
+ */
+
+/** What an unknown value looks like in a report. */
+export const UNKNOWN = '—';
+
+function finite(value: number | null | undefined): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/** 1234567 → "1,234,567" (fixed, locale-independent). */
+export function formatCount(value: number | null | undefined): string {
+  if (!finite(value)) return UNKNOWN;
+  const sign = value < 0 ? '-' : '';
+  const digits = Math.round(Math.abs(value)).toString();
+  return sign + digits.replace(/\B(?=(\d{3})+(?!\d))/gu, ',');
+}
+
+/** A fraction 0–1 as a percentage with one decimal: 0.4567 → "45.7%". */
+export function formatPercent(value: number | null | undefined): string {
+  return finite(value) ? `${(value * 100).toFixed(1)}%` : UNKNOWN;
+}
+
+/** A difference of two fractions in percentage points, signed: 0.125 → "+12.5 pp". */
+export function formatLift(value: number | null | undefined): string {
+  if (!finite(value)) return UNKNOWN;
+  const points = (value * 100).toFixed(1);
+  return `${value > 0 ? '+' : ''}${points === '-0.0' ? '0.0' : points} pp`;
+}
+
+/** A number with fixed decimals (scores 0–1: 2, risk 0–10: 1). */
+export function formatDecimal(value: number | null | undefined, digits: number): string {
+  return finite(value) ? value.toFixed(digits) : UNKNOWN;
+}
+
+/** An ISO date-time as its calendar date (UTC as written); anything else is unknown. */
+export function formatDate(value: string | null | undefined): string {
+  const match = typeof value === 'string' ? /^(\d{4}-\d{2}-\d{2})(?:[T ]|$)/u.exec(value) : null;
+  return match?.[1] ?? UNKNOWN;
+}
+
+/** An ISO date-time to the minute, e.g. "2026-01-05 14:03 UTC" when it carries Z/+00:00. */
+export function formatDateTime(value: string | null | undefined): string {
+  const match =
+    typeof value === 'string'
+      ? /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/u.exec(value)
+      : null;
+  if (!match) return UNKNOWN;
+  const zone =
+    match[3] === undefined ? '' : match[3] === 'Z' || match[3] === '+00:00' ? ' UTC' : ` ${match[3]}`;
+  return `${match[1]} ${match[2]}${zone}`;
+}
+
+/** Risk posture band of a 0–10 score (TAXONOMY.md): 0–3 low, 3–6 medium, 6–8 high, 8–10 critical. */
+export function riskBand(score: number | null | undefined): 'low' | 'medium' | 'high' | 'critical' | null {
+  if (!finite(score)) return null;
+  if (score >= 8) return 'critical';
+  if (score >= 6) return 'high';
+  if (score >= 3) return 'medium';
+  return 'low';
+}
+
+/** A signed difference with fixed decimals (risk score changes): 0.25 → "+0.3" with 1 digit. */
+export function formatSignedDecimal(value: number | null | undefined, digits: number): string {
+  if (!finite(value)) return UNKNOWN;
+  const text = value.toFixed(digits);
+  if (/^-0\.?0*$/u.test(text)) return text.slice(1);
+  return value > 0 && Number(text) !== 0 ? `+${text}` : text;
+}
+
+/**
+ * The one pluralization rule every report uses: `one` for exactly 1, `many` otherwise (0 included).
+ * Both words are our own wording; the count is not part of the result.
+ */
+export function pluralWord(count: number | null | undefined, one: string, many: string): string {
+  return count === 1 ? one : many;
+}
+
+/** A count with its noun, e.g. "1 assessment", "3 assessments", "— assessments" when unknown. */
+export function countOf(count: number | null | undefined, one: string, many: string): string {
+  return `${formatCount(count)} ${pluralWord(count, one, many)}`;
+}
