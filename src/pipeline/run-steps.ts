@@ -392,10 +392,11 @@ export async function retentionStep(state: RunState): Promise<void> {
   }
   await state.step('retention', ['snapshot'], async () => {
     const snapshot = requireSnapshot(state);
+    const { org, workspace } = config.connection;
     const result = await applyRetention({
       workspaceDir: state.workspaceDir,
-      org: config.connection.org,
-      workspace: config.connection.workspace,
+      org,
+      workspace,
       keepLast,
       protect: [snapshot.snapshotId],
     });
@@ -406,10 +407,19 @@ export async function retentionStep(state: RunState): Promise<void> {
       kept_bytes: result.keptBytes,
       freed_bytes: result.freedBytes,
     };
+    // The database keeps what the disk keeps: rows of the workspace's other snapshots, and trial
+    // contents only they held, are deleted in one transaction (warehouse/prune.ts). The gated
+    // baseline's rows stay: the next run's diff and gates compare with it.
+    const keep = [...result.kept, snapshot.snapshotId];
+    if (state.recordedBaseline) keep.push(state.recordedBaseline);
+    const { pruneWarehouse } = await import('../warehouse/prune.js');
+    state.closeWarehouse();
+    const pruned = await pruneWarehouse(config.database, { org, workspace, keep });
     return {
       detail:
         `kept ${result.kept.length} (${formatBytes(result.keptBytes)} on disk), ` +
-        `deleted ${result.deleted.length} (${formatBytes(result.freedBytes)} freed)`,
+        `deleted ${result.deleted.length} (${formatBytes(result.freedBytes)} freed); ` +
+        `database: pruned ${pruned.snapshots.length} snapshot(s), ${pruned.trialRows} trial row(s)`,
     };
   });
 }

@@ -14,6 +14,7 @@ import { VERSION } from '../version.js';
 import { inTransaction, scalarNumber } from './db.js';
 import { sqlType, TABLES, type ColumnDef, type TableDef } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
+import { MIGRATION_V8 } from './migration-v8.js';
 import { knownViewNames, viewStatements } from './views.js';
 
 interface Migration {
@@ -128,6 +129,7 @@ const MIGRATIONS: readonly Migration[] = [
         accepted_at TIMESTAMPTZ, journal_source VARCHAR, ordinal BIGINT)`,
     ],
   },
+  MIGRATION_V8,
 ];
 
 /** The warehouse schema version this release creates and reads. */
