@@ -96,6 +96,35 @@ export class InvalidOptionError extends UsageError {
   }
 }
 
+/**
+ * An expected failure whose message names a caller's options through `name` (see OptionWording): the
+ * library's message says `options.force`, the CLI shows `--force` through `describeWith`. Wordings that
+ * point to a step the caller takes next (load the snapshot first, resume it) word that step for the
+ * caller too: `wordsFlags(name)` tells them apart, so the library's message names no CLI command.
+ */
+export class WordedError extends CliError {
+  override readonly name: string = 'WordedError';
+  constructor(
+    private readonly describe: OptionWording,
+    exitCode: ExitCode = EXIT.failure,
+    options?: { cause?: unknown },
+  ) {
+    super(describe(libraryOptionName), exitCode, options);
+  }
+  /** The message with every option name spelled by `name` (the CLI passes its flag spelling). */
+  describeWith(name: (option: string) => string): string {
+    return this.describe(name);
+  }
+}
+
+/**
+ * Whether `name` spells options as command-line flags (the CLI's wording), so a message may point to a
+ * command; the library's message (`options.x`) and a run config's (`database`) name none.
+ */
+export function wordsFlags(name: (option: string) => string): boolean {
+  return name('option').startsWith('--');
+}
+
 /** The work finished but not all of it: still usable, exit code 3. */
 export class PartialResultError extends CliError {
   override readonly name = 'PartialResultError';

@@ -12,6 +12,7 @@ const SPECIAL: Record<string, string> = {
   baseUrl: '--base-url / AIRT_BASE_URL',
   token: CLI_TOKEN_SOURCE,
   projects: '--project',
+  lockTimeoutMs: '--lock-timeout SECONDS',
 };
 
 /** `concurrency` → `--concurrency`, `trialsLimit` → `--trials-limit`, `baseUrl` → `--base-url / AIRT_BASE_URL`. */

@@ -12,7 +12,7 @@
  * exclusion, per snapshot, is in the project's `data_quality` notes.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { CliError, UsageError } from '../errors.js';
+import { wordsFlags, CliError, InvalidOptionError, UsageError, WordedError } from '../errors.js';
 import { readExpiringAcceptances } from '../metrics/read-acceptances.js';
 import { diffFindings, type FindingLifecycle } from './finding-lifecycle.js';
 import { METRIC_SLICES, metricDeltas } from './metric-deltas.js';
@@ -157,8 +157,10 @@ function requireOneWorkspace(
       (options.workspace !== undefined && info.workspace !== options.workspace)
     ) {
       const wanted = `${options.org ?? info.org}/${options.workspace ?? info.workspace}`;
-      throw new UsageError(
-        `Snapshot ${info.snapshot_id} belongs to ${label(info)}, not ${JSON.stringify(wanted)} (--org/--workspace).`,
+      throw new InvalidOptionError(
+        'workspace',
+        (name) =>
+          `Snapshot ${info.snapshot_id} belongs to ${label(info)}, not ${JSON.stringify(wanted)} (${name('org')}/${name('workspace')}).`,
       );
     }
   }
@@ -167,8 +169,10 @@ function requireOneWorkspace(
 async function requireSnapshot(conn: DuckDBConnection, id: string): Promise<SnapshotInfo> {
   const info = await snapshotInfo(conn, id);
   if (!info) {
-    throw new CliError(
-      `Snapshot ${id} is not in the database; load it first (airt-report load SNAPSHOT_DIR --db FILE).`,
+    throw new WordedError((name) =>
+      wordsFlags(name)
+        ? `Snapshot ${id} is not in the database; load it first (airt-report load SNAPSHOT_DIR ${name('db')} FILE).`
+        : `Snapshot ${id} is not in the database; load it first.`,
     );
   }
   return info;

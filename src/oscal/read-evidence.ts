@@ -6,7 +6,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows } from '../diff/warehouse-source.js';
-import { UsageError } from '../errors.js';
+import { InvalidOptionError, UsageError } from '../errors.js';
 
 export interface OscalSnapshot {
   snapshot_id: string;
@@ -104,8 +104,10 @@ async function readSnapshot(
   }
   const places = new Set(rows.map((row) => `${String(row.org)}/${String(row.workspace)}`));
   if (request.snapshotId === undefined && places.size > 1) {
-    throw new UsageError(
-      `Project ${request.project} exists in several workspaces (${[...places].sort().join(', ')}); choose one with --org and --workspace.`,
+    throw new InvalidOptionError(
+      'workspace',
+      (name) =>
+        `Project ${request.project} exists in several workspaces (${[...places].sort().join(', ')}); choose one with ${name('org')} and ${name('workspace')}.`,
     );
   }
   return {

@@ -12,7 +12,7 @@ import { createReadStream } from 'node:fs';
 import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Zip, ZipDeflate } from 'fflate';
-import { CliError } from '../errors.js';
+import { CliError, WordedError, wordsFlags } from '../errors.js';
 import { checkOutputFile, openOutputFile, writeOutputFile, type OutputFile } from '../output-file.js';
 import type { SigningKey } from '../signing/ssh-keys.js';
 import { signSshsig } from '../signing/sshsig.js';
@@ -208,8 +208,10 @@ async function writeZip(file: OutputFile, entries: readonly PlannedEntry[]): Pro
 async function readBundledManifest(snapshotDir: string): Promise<Manifest> {
   const manifest = await readManifest(snapshotDir);
   if (computeRootHash(manifest.files) !== manifest.root_sha256) {
-    throw new CliError(
-      `Cannot bundle: ${path.join(snapshotDir, MANIFEST_FILE)} root_sha256 does not match its file list; run airt-report verify.`,
+    throw new WordedError(
+      (name) =>
+        `Cannot bundle: ${path.join(snapshotDir, MANIFEST_FILE)} root_sha256 does not match its file list; ` +
+        (wordsFlags(name) ? 'run airt-report verify.' : 'verifySnapshot shows what differs.'),
     );
   }
   return manifest;

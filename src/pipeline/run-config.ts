@@ -248,12 +248,20 @@ export function runConfigFromObject(value: unknown, baseDir: string): RunConfig 
 /** Where a run takes its token from, as messages about the token name it. */
 export const RUN_TOKEN_SOURCE = 'AIRT_TOKEN or connection.token_file in the config';
 
+/** Library options a run config sets under another key. */
+const RUN_KEYS: Record<string, string> = {
+  db: 'database',
+  lockTimeoutMs: 'lock.wait_seconds',
+  journal: 'snapshot.triage_journal',
+  trialsLimit: 'snapshot.trials_limit',
+};
+
 /** How run messages name a library option: where a run config sets it (`connection.base_url`). */
 export function runOptionName(option: string): string {
   if (option === 'baseUrl') return 'connection.base_url';
   if (option === 'tokenFile') return 'connection.token_file';
   if (option === 'token') return RUN_TOKEN_SOURCE;
-  return option;
+  return RUN_KEYS[option] ?? option;
 }
 
 /** The token: the file named in the config wins, else AIRT_TOKEN. Never logged, never stored. */

@@ -10,6 +10,7 @@ import { formatBytes } from '../snapshot/disk-usage.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import { diffJson, diffMarkdown } from '../diff/diff-report.js';
 import { writeOutputFile } from '../output-file.js';
+import { WordedError, wordsFlags } from '../errors.js';
 import { baselineInScope, gatedBaselinePath, readGatedBaseline } from './gated-baseline.js';
 import { buildGateReport, gateReportJson, gateReportMarkdown } from './gate-report.js';
 import { gateReportJunit } from './gate-junit.js';
@@ -107,8 +108,12 @@ export async function verifyStep(state: RunState): Promise<void> {
     if (!result.ok) {
       const differences =
         result.missing.length + result.extra.length + result.modified.length + (result.rootHash.ok ? 0 : 1);
-      throw new Error(
-        `snapshot ${snapshot.snapshotId} does not match its manifest (${differences} differences); run airt-report verify ${snapshot.dir}`,
+      throw new WordedError(
+        (name) =>
+          `snapshot ${snapshot.snapshotId} does not match its manifest (${differences} differences); ` +
+          (wordsFlags(name)
+            ? `run airt-report verify ${snapshot.dir}`
+            : `verifySnapshot shows what differs in ${snapshot.dir}`),
       );
     }
     return { detail: `${result.files} files, root ${result.rootHash.actual.slice(0, 12)}…` };

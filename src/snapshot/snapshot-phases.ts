@@ -125,7 +125,7 @@ export async function runPhases(context: PhaseContext): Promise<PhaseOutcome> {
         code: 'project_not_found',
         message: project.fromJobs
           ? `Project ${JSON.stringify(project.key)} returned 404 not found; it is not in this snapshot.`
-          : `--project ${JSON.stringify(project.key)} returned 404 not found in ${context.org}/${context.workspace}; ` +
+          : `Requested project ${JSON.stringify(project.key)} returned 404 not found in ${context.org}/${context.workspace}; ` +
             'it is not in this snapshot (check the project slug or id).',
         project: project.key,
       });
@@ -136,7 +136,7 @@ export async function runPhases(context: PhaseContext): Promise<PhaseOutcome> {
       warnings.push({
         code: 'possibly_truncated',
         message:
-          `The trial list of assessment ${entry.assessment_id ?? '?'} has exactly --trials-limit ` +
+          `The trial list of assessment ${entry.assessment_id ?? '?'} has exactly the trials limit ` +
           `(${context.options.trials_limit}) entries and may be cut off.`,
         path: entry.path,
         ...(entry.project !== undefined ? { project: entry.project } : {}),

@@ -38,7 +38,15 @@ import {
 } from '../api/errors.js';
 import type { RetryPolicy } from '../api/retry.js';
 import { neutralizeControls } from '../api/error-body.js';
-import { abortExitCode, CliError, interruptionText, InvalidOptionError } from '../errors.js';
+import {
+  abortExitCode,
+  CliError,
+  describeError,
+  interruptionText,
+  InvalidOptionError,
+  libraryOptionName,
+  type OptionWording,
+} from '../errors.js';
 import { buildManifest } from './build-manifest.js';
 import { DEFAULT_TRIALS_LIMIT, configTarget, summaryTarget } from './fetch-plan.js';
 import { FileStore, RunStopper } from './file-store.js';
@@ -424,15 +432,31 @@ async function publishPrepared(resumePoint: ResumePoint, manifest: Manifest): Pr
  */
 export class SnapshotStoppedError extends CliError {
   override readonly name = 'SnapshotStoppedError';
+  /** What stopped the run, one sentence. */
+  readonly reason: string;
+  private readonly wording: OptionWording;
   constructor(
-    /** What stopped the run, one sentence. */
-    readonly reason: string,
+    /** What stopped the run; a wording when it names options (a stopping error's `describeWith`). */
+    reason: string | OptionWording,
     /** The kept working directory, to pass as `resume`. */
     readonly partialDir: string,
     exitCode: CliError['exitCode'],
     cause?: unknown,
   ) {
-    super(`${reason} The unfinished snapshot is kept in ${partialDir}.`, exitCode, { cause });
+    const wording = typeof reason === 'string' ? () => reason : reason;
+    super(`${wording(libraryOptionName)} The unfinished snapshot is kept in ${partialDir}.`, exitCode, {
+      cause,
+    });
+    this.wording = wording;
+    this.reason = wording(libraryOptionName);
+  }
+  /** The reason with option names spelled by `name` (the CLI's flags). */
+  reasonWith(name: (option: string) => string): string {
+    return this.wording(name);
+  }
+  /** The message with option names spelled by `name`. */
+  describeWith(name: (option: string) => string): string {
+    return `${this.wording(name)} The unfinished snapshot is kept in ${this.partialDir}.`;
   }
 }
 
@@ -463,7 +487,7 @@ function explainStop(
   if (error instanceof CliError) {
     return partialDir === undefined
       ? error
-      : new SnapshotStoppedError(error.message, partialDir, error.exitCode, error);
+      : new SnapshotStoppedError((name) => describeError(error, name), partialDir, error.exitCode, error);
   }
   const reason = `The snapshot stopped: ${error instanceof Error ? error.message : String(error)}.`;
   return partialDir === undefined

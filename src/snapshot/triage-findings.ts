@@ -6,7 +6,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { CliError } from '../errors.js';
+import { WordedError } from '../errors.js';
 import { acceptanceOfLine, type AcceptanceRecord } from './risk-acceptances-file.js';
 
 export interface TriagedFinding {
@@ -50,8 +50,9 @@ export async function readTriagedFindings(
   try {
     await opened;
   } catch (error) {
-    throw new CliError(
-      `Cannot read the triage journal ${file}: ${(error as Error).message}. Check --journal.`,
+    throw new WordedError(
+      (name) =>
+        `Cannot read the triage journal ${file}: ${(error as Error).message}. Check ${name('journal')}.`,
     );
   }
   for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {

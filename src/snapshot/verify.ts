@@ -10,7 +10,7 @@
  */
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { CliError } from '../errors.js';
+import { wordsFlags, WordedError, type OptionWording } from '../errors.js';
 import { hashFiles } from './hash-pool.js';
 import { computeRootHash, MANIFEST_FILE, ManifestSchema, type Manifest } from './manifest.js';
 import { PathEscapeError, resolveInside } from './safe-path.js';
@@ -44,8 +44,11 @@ export interface VerifyResult {
 }
 
 /** The directory cannot be verified at all (no manifest, unreadable or invalid manifest). */
-export class NotASnapshotError extends CliError {
+export class NotASnapshotError extends WordedError {
   override readonly name = 'NotASnapshotError';
+  constructor(message: string | OptionWording) {
+    super(typeof message === 'string' ? () => message : message);
+  }
 }
 
 /** Why `dir` cannot hold a manifest at all ("does not exist", "is not a directory"), or undefined. */
@@ -77,10 +80,13 @@ export async function readManifest(dir: string): Promise<Manifest> {
         );
       const unfinished = path.basename(dir).endsWith(PARTIAL_SUFFIX);
       throw new NotASnapshotError(
-        `${dir} has no ${MANIFEST_FILE}, so it is not a finished snapshot` +
-          (unfinished
-            ? `; it is an unfinished one. Continue it with: airt-report snapshot --resume ${dir}`
-            : '. Pass the directory that snapshot printed (…/<org>/<workspace>/<snapshot_id>).'),
+        (name) =>
+          `${dir} has no ${MANIFEST_FILE}, so it is not a finished snapshot` +
+          (!unfinished
+            ? '. Pass the directory that snapshot printed (…/<org>/<workspace>/<snapshot_id>).'
+            : wordsFlags(name)
+              ? `; it is an unfinished one. Continue it with: airt-report snapshot ${name('resume')} ${dir}`
+              : `; it is an unfinished one. Continue it by passing it to takeSnapshot as ${name('resume')}: ${dir}`),
       );
     }
     throw new NotASnapshotError(`Cannot read ${file}: ${(error as Error).message}`);

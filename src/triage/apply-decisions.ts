@@ -17,7 +17,7 @@
 import path from 'node:path';
 import pLimit from 'p-limit';
 import type { ApiClient } from '../api/client-types.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, InvalidOptionError } from '../errors.js';
 import { planApply, type ApplyPlan } from './apply-plan.js';
 import type { DecisionRow, DecisionsFile } from './decisions-file.js';
 import { indexJournal, lockJournal, openJournal, readJournal, type JournalEntry } from './journal.js';
@@ -94,8 +94,10 @@ export async function planDecisions(
 export async function applyDecisions(options: ApplyDecisionsOptions): Promise<ApplyReport> {
   const concurrency = options.concurrency ?? DEFAULT_APPLY_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_APPLY_CONCURRENCY) {
-    throw new UsageError(
-      `--concurrency must be an integer from 1 to ${MAX_APPLY_CONCURRENCY}, got ${concurrency}.`,
+    throw new InvalidOptionError(
+      'concurrency',
+      (name) =>
+        `${name('concurrency')} must be an integer from 1 to ${MAX_APPLY_CONCURRENCY}, got ${concurrency}.`,
     );
   }
   const now = options.now ?? (() => new Date());

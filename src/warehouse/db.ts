@@ -4,7 +4,7 @@
  */
 import { DuckDBInstance, LIST, VARCHAR, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { existsSync } from 'node:fs';
-import { CliError } from '../errors.js';
+import { wordsFlags, CliError, WordedError } from '../errors.js';
 import type { ColumnType, TableDef } from './schema.js';
 
 /** An open warehouse database (openWarehouse): its DuckDB connection and close(). */
@@ -25,7 +25,11 @@ export interface OpenOptions {
 /** Fails with a clear message when the database file does not exist (read-only commands). */
 export function requireDatabase(path: string): void {
   if (path !== ':memory:' && !existsSync(path)) {
-    throw new CliError(`No database at ${path}; create it with airt-report load SNAPSHOT_DIR --db ${path}`);
+    throw new WordedError((name) =>
+      wordsFlags(name)
+        ? `No database at ${path}; create it with airt-report load SNAPSHOT_DIR ${name('db')} ${path}`
+        : `No database at ${path}; create it by loading a snapshot into it first.`,
+    );
   }
 }
 
@@ -41,8 +45,9 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (/not a valid DuckDB database file/i.test(reason))
-      throw new CliError(
-        `${path} exists but is not a DuckDB database (another program's file, or one left by an interrupted load of an older airt-report). Nothing was loaded or changed; move it away, or name another --db file.`,
+      throw new WordedError(
+        (name) =>
+          `${path} exists but is not a DuckDB database (another program's file, or one left by an interrupted load of an older airt-report). Nothing was loaded or changed; move it away, or name another ${wordsFlags(name) ? `${name('db')} file` : 'file'}.`,
         1,
         { cause: error },
       );

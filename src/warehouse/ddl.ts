@@ -9,7 +9,7 @@
  * warehouse's views and recreating them, so a migration never has to mind a view.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { CliError } from '../errors.js';
+import { CliError, WordedError, wordsFlags } from '../errors.js';
 import { VERSION } from '../version.js';
 import { inTransaction, scalarNumber } from './db.js';
 import { sqlType, TABLES, type ColumnDef, type TableDef } from './schema.js';
@@ -198,14 +198,19 @@ async function dropWarehouseViews(conn: DuckDBConnection): Promise<void> {
 export async function checkSchema(conn: DuckDBConnection, dbPath: string): Promise<void> {
   const found = await currentVersion(conn);
   if (found === null || found === 0) {
-    throw new CliError(
-      `${dbPath} is not an airt-report warehouse (no schema_version table). Create it with airt-report load.`,
+    throw new WordedError(
+      (name) =>
+        `${dbPath} is not an airt-report warehouse (no schema_version table). ` +
+        (wordsFlags(name) ? 'Create it with airt-report load.' : 'Create it by loading a snapshot into it.'),
     );
   }
   if (found > SCHEMA_VERSION) throw newerDatabase(found);
   if (found < SCHEMA_VERSION) {
-    throw new CliError(
-      `${dbPath} has warehouse schema version ${found}; run airt-report load on it once to upgrade it to ${SCHEMA_VERSION}.`,
+    throw new WordedError(
+      (name) =>
+        `${dbPath} has warehouse schema version ${found}; ` +
+        (wordsFlags(name) ? 'run airt-report load on it once' : 'load a snapshot into it once') +
+        ` to upgrade it to ${SCHEMA_VERSION}.`,
     );
   }
 }

@@ -27,7 +27,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { CliError } from '../errors.js';
+import { WordedError, wordsFlags } from '../errors.js';
 import { checkOutputDirectory } from '../output-file.js';
 import { openWarehouse, requireDatabase, scalarNumber } from './db.js';
 import { checkSchema } from './ddl.js';
@@ -87,8 +87,9 @@ async function prepareTarget(dir: string): Promise<void> {
   });
   if (entries === null) await mkdir(dir);
   else if (entries.length > 0 && !entries.includes(MARKER))
-    throw new CliError(
-      `${dir} is not empty and holds no earlier export (${MARKER}); export writes a new directory or adds to its own. Choose another --out or remove it.`,
+    throw new WordedError(
+      (name) =>
+        `${dir} is not empty and holds no earlier export (${MARKER}); export writes a new directory or adds to its own. Choose another ${wordsFlags(name) ? name('out') : 'directory'} or remove it.`,
     );
   // Marked before anything is written: an export killed halfway is continued by the next one.
   if (!entries?.includes(MARKER)) await writeMarker(dir, null);

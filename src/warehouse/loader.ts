@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { CliError } from '../errors.js';
+import { WordedError, type OptionWording } from '../errors.js';
 import { MANIFEST_FILE } from '../snapshot/manifest.js';
 import { resolveInside } from '../snapshot/safe-path.js';
 import { readManifest, verifySnapshot, type VerifyResult } from '../snapshot/verify.js';
@@ -75,13 +75,13 @@ export interface LoadResult {
 }
 
 /** A snapshot that failed verification (without --force), or that clashes with a loaded one. */
-export class SnapshotRefusedError extends CliError {
+export class SnapshotRefusedError extends WordedError {
   override readonly name = 'SnapshotRefusedError';
   constructor(
-    message: string,
+    message: string | OptionWording,
     readonly problems: readonly VerifyProblem[] = [],
   ) {
-    super(message);
+    super(typeof message === 'string' ? () => message : message);
   }
 }
 
@@ -110,7 +110,8 @@ function refuseUnverified(dir: string, problems: readonly VerifyProblem[]): Snap
   const shown = problems.slice(0, 10).map((p) => `  ${p.message}`);
   if (problems.length > 10) shown.push(`  … and ${problems.length - 10} more`);
   return new SnapshotRefusedError(
-    `Snapshot ${dir} failed verification, not loaded:\n${shown.join('\n')}\nRe-take the snapshot, or load it anyway with --force (it is then marked unverified).`,
+    (name) =>
+      `Snapshot ${dir} failed verification, not loaded:\n${shown.join('\n')}\nRe-take the snapshot, or load it anyway with ${name('force')} (it is then marked unverified).`,
     problems,
   );
 }

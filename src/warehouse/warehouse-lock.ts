@@ -11,7 +11,7 @@
  */
 import { rmSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { CliError } from '../errors.js';
+import { WordedError } from '../errors.js';
 import { openWarehouse, type OpenOptions, type Warehouse } from './db.js';
 
 /** Default wait for another load's lock. */
@@ -27,7 +27,7 @@ export interface LockHolder {
 }
 
 /** Another process kept the database locked for longer than the wait. */
-export class WarehouseLockedError extends CliError {
+export class WarehouseLockedError extends WordedError {
   override readonly name = 'WarehouseLockedError';
   constructor(
     readonly dbPath: string,
@@ -41,7 +41,8 @@ export class WarehouseLockedError extends CliError {
           ? `pid ${holder.pid}${holder.executable ? ` (${holder.executable})` : ''}`
           : 'another process';
     super(
-      `The database ${dbPath} is locked by ${who}; waited ${Math.round(waitedMs / 1000)} s for it. Nothing was loaded. Try again when it has finished, or wait longer with --lock-timeout SECONDS.`,
+      (name) =>
+        `The database ${dbPath} is locked by ${who}; waited ${Math.round(waitedMs / 1000)} s for it. Nothing was loaded. Try again when it has finished, or wait longer with ${name('lockTimeoutMs')}.`,
     );
   }
 }

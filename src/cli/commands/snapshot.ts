@@ -9,7 +9,7 @@ import { CliError, expectedExitCode, PartialResultError } from '../../errors.js'
 import type { Manifest } from '../../snapshot/manifest.js';
 import type { SnapshotStoppedError } from '../../snapshot/take-snapshot.js';
 import { defineCommand } from '../command.js';
-import { cliMessage } from '../option-names.js';
+import { cliMessage, cliOptionName } from '../option-names.js';
 import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '../connection.js';
 import { journalOptionHelp, journalToRead } from '../../triage/journal-setting.js';
 
@@ -88,7 +88,7 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
     // Warnings are not progress: --quiet keeps them (a mistyped --project must not pass unnoticed).
     for (const warning of manifest.warnings) {
       if (warning.code === 'project_not_found') {
-        io.stderr(`snapshot: warning: ${neutralizeControls(warning.message)}\n`);
+        io.stderr(`snapshot: warning: ${neutralizeControls(flagWording(warning.message))}\n`);
       }
     }
     if (manifest.warnings.length > 0) {
@@ -104,6 +104,11 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
     return 0;
   },
 });
+
+/** A warning about a project the user asked for names the flag they asked with. */
+function flagWording(message: string): string {
+  return message.replace(/^Requested project /u, `${cliOptionName('projects')} `);
+}
 
 /**
  * The library says what stopped the run and where the unfinished snapshot is; the CLI adds the command
@@ -124,7 +129,8 @@ async function withResumeHint(
   ) {
     return error;
   }
-  const what = error instanceof stoppedError ? error.reason : cliMessage(error).replace(/\s*$/u, '');
+  const what =
+    error instanceof stoppedError ? error.reasonWith(cliOptionName) : cliMessage(error).replace(/\s*$/u, '');
   return new CliError(
     `${what} The unfinished snapshot is kept in ${workingDir}; continue it with: ` +
       `airt-report snapshot --resume ${workingDir} (with the same --base-url, --org and --workspace).`,

@@ -3,7 +3,7 @@
  * or else the newest snapshot holding its summary; and the provenance of the snapshots used.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { CliError, UsageError } from '../../errors.js';
+import { CliError, InvalidOptionError, UsageError } from '../../errors.js';
 import type { ProjectRef, SnapshotProvenance } from '../model.js';
 import { holdsSeveralWorkspaces } from '../../warehouse/snapshot-lookup.js';
 import { isoTimestamp, placeholders, queryRows, str } from './query.js';
@@ -96,9 +96,11 @@ export async function resolveProjectScope(
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([label, snapshotId]) => `${JSON.stringify(label)} (snapshot ${snapshotId})`)
       .join(', ');
-    throw new UsageError(
-      `Project ${JSON.stringify(project)} is in ${workspaces.size} workspaces of the database: ${list}. ` +
-        'Project keys are unique only inside a workspace; choose one with --org and --workspace.',
+    throw new InvalidOptionError(
+      'workspace',
+      (name) =>
+        `Project ${JSON.stringify(project)} is in ${workspaces.size} workspaces of the database: ${list}. ` +
+        `Project keys are unique only inside a workspace; choose one with ${name('org')} and ${name('workspace')}.`,
     );
   }
   return {
