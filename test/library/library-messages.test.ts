@@ -7,7 +7,7 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliMessage } from '../../src/cli/option-names.js';
+import { cliMessage, cliOptionName } from '../../src/cli/option-names.js';
 import { describeError } from '../../src/errors.js';
 import { runOptionName } from '../../src/pipeline/run-config.js';
 import { readTriagedFindings } from '../../src/snapshot/triage-findings.js';
@@ -15,6 +15,7 @@ import { readManifest } from '../../src/snapshot/verify.js';
 import { applyDecisions, type ApplyDecisionsOptions } from '../../src/triage/apply-decisions.js';
 import { requireDatabase } from '../../src/warehouse/db.js';
 import { WarehouseLockedError } from '../../src/warehouse/warehouse-lock.js';
+import { SnapshotStoppedError } from '../../src/snapshot/take-snapshot.js';
 import { makeTempDir, removeTempDirs } from '../helpers/temp-dirs.js';
 
 const CLI_WORDS = /--[a-z]|airt-report [a-z]/u;
@@ -67,6 +68,16 @@ describe('library messages speak no CLI; the CLI words them with flags', () => {
     const error = await failure(() => applyDecisions({ concurrency: 0 } as ApplyDecisionsOptions));
     expect(error.message).toBe('options.concurrency must be an integer from 1 to 16, got 0.');
     expect(cliMessage(error)).toBe('--concurrency must be an integer from 1 to 16, got 0.');
+  });
+
+  it('a stopped snapshot keeps the stopping error’s wording (SnapshotStoppedError)', async () => {
+    const cause = await failure(() => readTriagedFindings(path.join(dir, 'missing.jsonl'), 'acme', 'main'));
+    const kept = path.join(dir, 'kept.partial');
+    const error = new SnapshotStoppedError((name) => describeError(cause, name), kept, 1, cause);
+    expect(error.message).not.toMatch(CLI_WORDS);
+    expect(error.message).toMatch(/Check options\.journal\. The unfinished snapshot is kept in /u);
+    expect(cliMessage(error)).toMatch(/Check --journal\. The unfinished snapshot is kept in /u);
+    expect(error.reasonWith(cliOptionName)).toMatch(/Check --journal\.$/u);
   });
 
   it('a locked database, worded for the library, the CLI and a run config', () => {
