@@ -532,7 +532,7 @@ export class SnapshotLoad {
     for (const p of problems)
       out.push({
         code: 'verify_failed',
-        message: `${p.message} (loaded anyway: force)`,
+        message: `${p.message} (loaded unverified, as forced)`,
         file: p.file,
         detail: p,
       });
