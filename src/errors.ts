@@ -67,11 +67,20 @@ export class CliError extends Error {
   }
 }
 
-/** Wrong flags or arguments: exit code 2. */
+/**
+ * Wrong flags or arguments: exit code 2. Built from a wording when the message names an option or a
+ * next step, so the CLI can word it with its flags (`describeWith`, as WordedError).
+ */
 export class UsageError extends CliError {
   override readonly name: string = 'UsageError';
-  constructor(message: string) {
-    super(message, EXIT.usage);
+  private readonly wording: OptionWording | undefined;
+  constructor(message: string | OptionWording) {
+    super(typeof message === 'string' ? message : message(libraryOptionName), EXIT.usage);
+    this.wording = typeof message === 'string' ? undefined : message;
+  }
+  /** The message with every option name spelled by `name` (the CLI passes its flag spelling). */
+  describeWith(name: (option: string) => string): string {
+    return this.wording === undefined ? this.message : this.wording(name);
   }
 }
 
@@ -91,7 +100,7 @@ export class InvalidOptionError extends UsageError {
     super(describe(libraryOptionName));
   }
   /** The message with every option name spelled by `name` (the CLI passes its flag spelling). */
-  describeWith(name: (option: string) => string): string {
+  override describeWith(name: (option: string) => string): string {
     return this.describe(name);
   }
 }

@@ -7,7 +7,7 @@
  *   before it) ─▶ projects in scope ─▶ evaluateGates (warehouse metrics) ─▶ gate report
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { UsageError } from '../errors.js';
+import { UsageError, wordsFlags } from '../errors.js';
 import {
   holdsSeveralWorkspaces,
   previousSnapshotId,
@@ -102,7 +102,9 @@ async function newestSnapshot(conn: DuckDBConnection, org: string, workspace: st
   const id = rows[0]?.snapshot_id;
   if (typeof id !== 'string') {
     throw new UsageError(
-      `The database holds no snapshot of ${org}/${workspace}; run airt-report load first.`,
+      (name) =>
+        `The database holds no snapshot of ${org}/${workspace}; ` +
+        (wordsFlags(name) ? 'run airt-report load first.' : 'load one into it first.'),
     );
   }
   return id;

@@ -5,7 +5,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UsageError } from '../errors.js';
+import { UsageError, wordsFlags } from '../errors.js';
 
 /** queries/ at the package root: two levels up from src/warehouse and from dist/warehouse. */
 export const QUERIES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'queries');
@@ -41,11 +41,17 @@ function parseHeader(sql: string): { header: string; answers: string } {
 export async function readNamedQuery(name: string, dir: string = QUERIES_DIR): Promise<NamedQuery> {
   if (!NAME.test(name))
     throw new UsageError(
-      `@${name} is not a query name (lowercase letters, digits, _). See: airt-report query @list`,
+      (option) =>
+        `@${name} is not a query name (lowercase letters, digits, _). ` +
+        (wordsFlags(option) ? 'See: airt-report query @list' : 'listNamedQueries() lists them.'),
     );
   const file = path.join(dir, `${name}.sql`);
   const sql = await readFile(file, 'utf8').catch(() => {
-    throw new UsageError(`No named query @${name} in ${dir}. See: airt-report query @list`);
+    throw new UsageError(
+      (option) =>
+        `No named query @${name} in ${dir}. ` +
+        (wordsFlags(option) ? 'See: airt-report query @list' : 'listNamedQueries() lists them.'),
+    );
   });
   return { name, ...parseHeader(sql), sql, file };
 }
