@@ -16,7 +16,7 @@
  * Structure this cannot rewrite safely is an error naming what was found, never a silently damaged file.
  */
 import { createHash } from 'node:crypto';
-import { CliError } from '../errors.js';
+import { CliError, WordedError } from '../errors.js';
 import {
   dictionaryEntry,
   objectBodyStart,
@@ -208,9 +208,11 @@ export function makePdfDeterministic(pdf: Uint8Array, options: DeterministicPdfO
     return result;
   } catch (error) {
     if (!(error instanceof PdfSyntaxError)) throw error;
-    throw new CliError(
-      `Could not make the PDF byte-deterministic, so no PDF was written: ${error.message}. Chromium ` +
-        `printed a PDF layout this tool does not recognise; use --format html, or report this with the ` +
+    const reason = error.message;
+    throw new WordedError(
+      (name) =>
+        `Could not make the PDF byte-deterministic, so no PDF was written: ${reason}. Chromium ` +
+        `printed a PDF layout this tool does not recognise; use ${name('format')} html, or report this with the ` +
         `output of "chromium --version".`,
       undefined,
       { cause: error },

@@ -121,7 +121,7 @@ const ALLOWED: Record<string, string> = {
   'src/warehouse/ddl.ts': 'wordsFlags branch; names the program to upgrade',
   'src/report/pdf-syntax.ts': 'a decrement, not a flag',
   'src/report/browser-launch-error.ts': 'a Chromium command, not ours',
-  'src/report/pdf-determinism.ts': 'TODO: --format html hint (left for a later change)',
+  'src/report/pdf-determinism.ts': 'a Chromium command ("chromium --version"), not ours',
   // Left for a later change: the triage/credits flag maps and named-query hints.
   'src/pipeline/bundle-signature.ts': 'TODO: --allowed-signers',
   'src/triage/auto-refill-request.ts': 'TODO: flag-named validation problems',
