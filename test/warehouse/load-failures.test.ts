@@ -23,7 +23,7 @@ describe('snapshots the loader refuses or cannot read', () => {
     await expect(loadSnapshots(db, [dir])).rejects.toThrow(
       new RegExp(`failed verification[\\s\\S]*${TRIAL_FILE}.*sha256`),
     );
-    await expect(loadSnapshots(db, [dir])).rejects.toThrow(/--force/);
+    await expect(loadSnapshots(db, [dir])).rejects.toThrow(/load it anyway with options\.force/);
 
     const forced = await loadSnapshots(db, [dir], { force: true });
     expect(forced.snapshots[0]).toMatchObject({ outcome: 'loaded', verified: false });
