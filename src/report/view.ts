@@ -17,6 +17,7 @@ import {
   type ReportModel,
 } from './model.js';
 import { Escaped } from './output-context.js';
+import { briefView } from './view-brief.js';
 import { consistencyChecksView } from './view-consistency.js';
 import { complianceSections, executiveSections, portfolioSections } from './view-sections.js';
 import type { ChartView, ViewText } from './view-text.js';
@@ -129,7 +130,11 @@ export function buildView(model: ReportModel, text: ViewText, options: ViewOptio
   let sections: Record<string, unknown>;
   switch (model.kind) {
     case 'executive':
-      sections = { project: projectView(text, model.project), ...executiveSections(model, text, chart) };
+      sections = {
+        project: projectView(text, model.project),
+        brief: briefView(model, text),
+        ...executiveSections(model, text, chart),
+      };
       break;
     case 'compliance':
       sections = { project: projectView(text, model.project), ...complianceSections(model, text, chart) };

@@ -37,7 +37,7 @@ describe('golden files', () => {
   it('match the committed expected Markdown and HTML, and rendering twice gives identical bytes', async () => {
     const first = await renderGoldenSet();
     const second = await renderGoldenSet();
-    expect(first.size).toBe(6);
+    expect(first.size).toBe(8);
     for (const [name, content] of first) {
       expect(second.get(name), `${name} rendered twice`).toBe(content);
       const expected = await readFile(goldenPath(name), 'utf8');
