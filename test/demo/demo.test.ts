@@ -5,6 +5,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../../src/demo/run-demo.js';
 import { verifyBundle } from '../../src/pipeline/verify-bundle.js';
+import { CHROMIUM_ARGS, resolveChromiumPath } from '../../src/report/pdf.js';
+import { axeViolations, htmlErrors } from '../report/a11y.js';
 
 /** Pages of a PDF by poppler's pdfinfo. */
 function pdfPages(file: string): number {
@@ -53,6 +55,24 @@ describe('airt-report demo', () => {
     const diff = readFileSync(written.find((p) => p.endsWith('diff.md')) ?? '', 'utf8');
     expect(diff).toMatch(/\d+ other metrics? did not change\./);
     expect(diff).not.toMatch(/\| evaluation pass rate: [^|]+\| ([^|]+) \| \1 \| \+?0\.0 pp \|/);
+    // Every HTML report kind over the demo data: no axe-core WCAG 2 A/AA violation (issue 16: 61
+    // contrast failures before), no html-validate error.
+    const htmlReports = written.filter((p) => p.endsWith('.html'));
+    expect(htmlReports.length).toBeGreaterThanOrEqual(3);
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({
+      executablePath: resolveChromiumPath(process.env),
+      args: [...CHROMIUM_ARGS],
+    });
+    try {
+      for (const file of htmlReports) {
+        const html = readFileSync(file, 'utf8');
+        expect(await axeViolations(browser, html), file).toEqual([]);
+        expect(await htmlErrors(html), file).toEqual([]);
+      }
+    } finally {
+      await browser.close();
+    }
     // The operator's triage edit between the runs reaches the journal.
     const journal = readFileSync(path.join(result.out, 'triage', 'journal.jsonl'), 'utf8')
       .trim()
