@@ -124,10 +124,13 @@ export function pageTitle(kind: ReportModel['kind'], project: string | null, lim
 /** The <title> as written in the file, escapes counted: the project is cut until it fits. */
 function escapedTitle(text: ViewText, kind: ReportModel['kind'], project: string | null): Escaped {
   let room = TITLE_LIMIT;
-  let title = text.label(pageTitle(kind, project, room));
+  // <title> holds text only: no line-break opportunities (output-context.ts breakIdentifiers).
+  const escape = (limit: number): Escaped =>
+    new Escaped(text.label(pageTitle(kind, project, limit)).value.replaceAll('<wbr>', ''));
+  let title = escape(room);
   while (title.value.length > TITLE_LIMIT && room > KIND_TITLES[kind].length) {
     room -= title.value.length - TITLE_LIMIT;
-    title = text.label(pageTitle(kind, project, room));
+    title = escape(room);
   }
   return title;
 }
