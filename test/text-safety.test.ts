@@ -78,6 +78,14 @@ describe('text safety across outputs', () => {
       root_sha256: null,
       problems: [HOSTILE],
       notes: [HOSTILE],
+      // A signer's principals come from the allowed_signers file: shown inert too.
+      signature: {
+        status: 'verified',
+        source: 'bundle',
+        signer: HOSTILE,
+        key_fingerprint: 'SHA256:x',
+        detail: HOSTILE,
+      },
     } as never);
     expect(verification).not.toMatch(RAW);
     const summary = humanSummary(

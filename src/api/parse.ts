@@ -105,44 +105,67 @@ export function findUnknownKeys(schema: z.ZodType, data: unknown): string[] {
   return [...found].sort();
 }
 
+/** Wrapper types whose inner schema describes the same value. */
+const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly']);
+
+/** The schema under wrappers and pipes: what the value itself must be. */
+function unwrap(schema: z.ZodType): SchemaDef {
+  let def = defOf(schema);
+  for (let depth = 0; depth < 32; depth++) {
+    const inner = WRAPPERS.has(def.type) ? def.innerType : def.type === 'pipe' ? def.in : undefined;
+    if (!inner) break;
+    def = defOf(inner);
+  }
+  return def;
+}
+
+const leafCache = new WeakMap<z.ZodType, boolean>();
+
+/** True when nothing below a value of `schema` can hold keys (scalars, our unions of scalars). */
+function isLeaf(schema: z.ZodType): boolean {
+  let leaf = leafCache.get(schema);
+  if (leaf === undefined) {
+    const type = unwrap(schema).type;
+    leaf = type !== 'object' && type !== 'array' && type !== 'record';
+    leafCache.set(schema, leaf);
+  }
+  return leaf;
+}
+
+/** `path` extended by one key, as jsonPath writes it. */
+function childPath(path: string, key: string): string {
+  return path + jsonPath([key]).slice(1);
+}
+
+// Runs once per key of every object of a body (summaries hold thousands), so it skips leaf values
+// without building their paths; a path is built only for what is recursed into or reported.
 function walk(schema: z.ZodType, data: unknown, path: string, found: Set<string>): void {
-  const def = defOf(schema);
+  const def = unwrap(schema);
   switch (def.type) {
-    case 'optional':
-    case 'nullable':
-    case 'default':
-    case 'prefault':
-    case 'catch':
-    case 'readonly':
-      if (def.innerType) walk(def.innerType, data, path, found);
-      return;
-    case 'pipe':
-      if (def.in) walk(def.in, data, path, found);
-      return;
     case 'array':
-      if (Array.isArray(data) && def.element) {
-        for (const item of data) walk(def.element, item, `${path}[*]`, found);
+      if (Array.isArray(data) && def.element && !isLeaf(def.element)) {
+        const itemPath = `${path}[*]`;
+        for (const item of data) walk(def.element, item, itemPath, found);
       }
       return;
     case 'record':
-      if (isPlainObject(data) && def.valueType) {
-        for (const value of Object.values(data)) walk(def.valueType, value, `${path}.*`, found);
+      if (isPlainObject(data) && def.valueType && !isLeaf(def.valueType)) {
+        const valuePath = `${path}.*`;
+        for (const value of Object.values(data)) walk(def.valueType, value, valuePath, found);
       }
       return;
     case 'object':
       if (isPlainObject(data) && def.shape) {
-        for (const [key, value] of Object.entries(data)) {
-          const child = def.shape[key];
-          const childPath = jsonPath([key]).replace(/^\$/, path);
-          if (child) walk(child, value, childPath, found);
-          else found.add(childPath);
+        for (const key of Object.keys(data)) {
+          // Own keys only: a body key like "constructor" must not find Object.prototype's.
+          const child = Object.hasOwn(def.shape, key) ? def.shape[key] : undefined;
+          if (!child) found.add(childPath(path, key));
+          else if (!isLeaf(child)) walk(child, data[key], childPath(path, key), found);
         }
       }
       return;
-    case 'union':
-      // Our unions are of scalars; nothing nested to inspect.
-      return;
     default:
+      // Scalars, and our unions, which are of scalars: nothing nested to inspect.
       return;
   }
 }

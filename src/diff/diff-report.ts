@@ -9,6 +9,8 @@
  * link characters, HTML, line breaks, control characters); identifiers (categories, attacks,
  * frameworks, fields) are code spans. Figures use the reports' formatters (percentages, points).
  */
+import { expiringAcceptancesMarkdown } from './acceptances-markdown.js';
+import type { ExpiringAcceptance } from '../metrics/read-acceptances.js';
 import { countOf, formatDecimal, formatLift, formatPercent, formatSignedDecimal } from '../number-format.js';
 import { provenanceLine } from '../snapshot/provenance-line.js';
 import { escapeMarkdownCell, markdownCode, terminalSafeJson } from '../text-safety.js';
@@ -79,6 +81,8 @@ export interface SnapshotDiff {
   workspace?: { org: string; workspace: string };
   projects: ProjectDiff[];
   schema_drift: SchemaDriftChange[];
+  /** Dated risk acceptances of the `to` snapshot that end within 30 days (present only when some do). */
+  expiring_acceptances?: ExpiringAcceptance[];
 }
 
 /** Assembles a ProjectDiff with its counts (field order fixed for deterministic JSON). */
@@ -149,6 +153,7 @@ export function diffMarkdown(diff: SnapshotDiff): string {
     }
     lines.push('');
   }
+  lines.push(...expiringAcceptancesMarkdown(diff.expiring_acceptances));
   return `${lines.join('\n').replace(/\n+$/, '')}\n`;
 }
 

@@ -39,9 +39,14 @@ export interface FindingRecord {
   score: number | null;
   /** Triage status (open, false_positive, …); null when never triaged, which counts as open. */
   finding_status: string | null;
+  /**
+   * A dated risk acceptance at the snapshot's time: `accepted` (not open, like a closed finding) or
+   * `expired` (open again; finding_status then reads open). Absent: no dated acceptance.
+   */
+  acceptance_state?: 'accepted' | 'expired';
 }
 
-export type ResolvedReason = 'gone' | 'false_positive' | 'remediated' | 'below_threshold';
+export type ResolvedReason = 'gone' | 'false_positive' | 'remediated' | 'accepted_risk' | 'below_threshold';
 
 /** The lowest severity the lifecycle tracks by default. */
 const DEFAULT_MIN_SEVERITY = 'low';
@@ -120,8 +125,10 @@ export function diffFindings(
   return result;
 }
 
-/** True unless triaged false_positive or remediated. */
+/** True unless triaged false_positive or remediated, or under a dated risk acceptance that holds. */
 export function isOpen(finding: FindingRecord): boolean {
+  // A dated acceptance that holds takes the finding off the open list until it expires.
+  if (finding.acceptance_state === 'accepted') return false;
   return finding.finding_status === null || !CLOSED_FINDING_STATUSES.includes(finding.finding_status);
 }
 

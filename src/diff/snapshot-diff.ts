@@ -13,6 +13,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError, UsageError } from '../errors.js';
+import { readExpiringAcceptances } from '../metrics/read-acceptances.js';
 import { diffFindings, type FindingLifecycle } from './finding-lifecycle.js';
 import { METRIC_SLICES, metricDeltas } from './metric-deltas.js';
 import { diffSchemaDrift } from './schema-drift-diff.js';
@@ -90,6 +91,12 @@ export async function diffSnapshots(
       }),
     );
   }
+  // Acceptances of the later snapshot ending soon: once over, their findings show up here as reopened.
+  const expiring = await readExpiringAcceptances(
+    conn,
+    to.snapshot_id,
+    projects.map((p) => p.key),
+  );
   return {
     format: DIFF_FORMAT,
     from: from === null ? null : ref(from),
@@ -100,6 +107,7 @@ export async function diffSnapshots(
       from === null ? null : await readSchemaDrift(conn, from.snapshot_id),
       await readSchemaDrift(conn, to.snapshot_id),
     ),
+    ...(expiring.length === 0 ? {} : { expiring_acceptances: expiring }),
   };
 }
 

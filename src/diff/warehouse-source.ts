@@ -78,8 +78,10 @@ export async function readFindingRecords(
        WHERE snapshot_id = $1 AND origin = 'assessment_top_finding' AND attack_run_id IS NOT NULL
        QUALIFY row_number() OVER (PARTITION BY attack_run_id ORDER BY ordinal) = 1
      )
-     SELECT runs.*, detail.severity AS detail_severity, detail.finding_status, top.severity AS top_severity
+     SELECT runs.*, detail.severity AS detail_severity, detail.finding_status, top.severity AS top_severity,
+            mf.acceptance_state
      FROM runs LEFT JOIN detail USING (attack_run_id) LEFT JOIN top USING (attack_run_id)
+     LEFT JOIN metric_findings mf ON mf.snapshot_id = $1 AND mf.attack_run_id = runs.attack_run_id
      ORDER BY runs.attack_run_id`,
     projectParams(snapshotId, project),
   );
@@ -94,7 +96,16 @@ export async function readFindingRecords(
       goal: text(row.goal) ?? '',
       severity: text(row.detail_severity) ?? text(row.top_severity) ?? severityFromScore(score),
       score,
-      finding_status: text(row.finding_status),
+      // The metrics layer judges a dated acceptance at this snapshot's time (metric_findings).
+      finding_status:
+        row.acceptance_state === 'expired'
+          ? 'open'
+          : row.acceptance_state === 'accepted'
+            ? 'accepted_risk'
+            : text(row.finding_status),
+      ...(row.acceptance_state === 'accepted' || row.acceptance_state === 'expired'
+        ? { acceptance_state: row.acceptance_state }
+        : {}),
     };
   });
   const excluded = await sliceExclusions(conn, snapshotId, project, ['attack_runs']);

@@ -9,16 +9,19 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Zip, ZipDeflate } from 'fflate';
 import { CliError } from '../errors.js';
-import { checkOutputFile, openOutputFile, type OutputFile } from '../output-file.js';
+import { checkOutputFile, openOutputFile, writeOutputFile, type OutputFile } from '../output-file.js';
+import type { SigningKey } from '../signing/ssh-keys.js';
+import { signSshsig } from '../signing/sshsig.js';
 import { MANIFEST_FILE, computeRootHash, type Manifest } from '../snapshot/manifest.js';
 import { hashFile, type FileDigest } from '../snapshot/hash-file.js';
 import { resolveInside } from '../snapshot/safe-path.js';
 import { readManifest } from '../snapshot/verify.js';
 import { VERSION } from '../version.js';
+import { BUNDLE_SIGNATURE_NAMESPACE, SIGNATURE_ENTRY, signatureSidecarPath } from './bundle-signature.js';
 import { assertSafeZipEntryName } from './zip-entry-name.js';
 
 export const CHECKSUMS_ENTRY = 'SHA256SUMS';
@@ -49,6 +52,8 @@ export interface WriteBundleOptions {
   files: readonly BundleFile[];
   /** Stops writing between chunks; the half-written zip is removed. */
   signal?: AbortSignal | undefined;
+  /** Signs SHA256SUMS (SSH signature, see bundle-signature.ts); unsigned when absent. */
+  signingKey?: SigningKey | undefined;
 }
 
 /** The evidence bundle written: its path, sha256, size, entries and the snapshot it covers. */
@@ -61,6 +66,10 @@ export interface BundleResult {
   entries: string[];
   snapshot_id: string;
   root_sha256: string;
+  /** `<bundle>.zip.sig`, or null for an unsigned bundle. */
+  signature_path: string | null;
+  /** `SHA256:…` of the signing key, or null. */
+  signing_key: string | null;
 }
 
 interface PlannedEntry {
@@ -84,18 +93,28 @@ export async function writeBundle(options: WriteBundleOptions): Promise<BundleRe
     }
   }
   const planned: PlannedEntry[] = [];
-  const seen = new Set<string>([CHECKSUMS_ENTRY, README_ENTRY]);
+  const seen = new Set<string>([CHECKSUMS_ENTRY, README_ENTRY, SIGNATURE_ENTRY]);
   for (const input of inputs) {
     assertSafeZipEntryName(input.name);
     if (seen.has(input.name)) throw new CliError(`Two bundle files share the name ${input.name}.`);
     seen.add(input.name);
     planned.push({ name: input.name, source: { path: input.path }, sha256: await hashInput(input.path) });
   }
-  const readme = new TextEncoder().encode(bundleReadme(manifest, options.includeSnapshot));
+  const readme = new TextEncoder().encode(
+    bundleReadme(manifest, options.includeSnapshot, options.signingKey?.fingerprint ?? null),
+  );
   planned.push({ name: README_ENTRY, source: { bytes: readme }, sha256: sha256Hex(readme) });
   planned.sort((a, b) => compareNames(a.name, b.name));
   const sums = new TextEncoder().encode(planned.map((entry) => `${entry.sha256}  ${entry.name}\n`).join(''));
   planned.push({ name: CHECKSUMS_ENTRY, source: { bytes: sums }, sha256: sha256Hex(sums) });
+  const signature =
+    options.signingKey === undefined
+      ? null
+      : signSshsig(sums, options.signingKey, BUNDLE_SIGNATURE_NAMESPACE);
+  if (signature !== null) {
+    const bytes = new TextEncoder().encode(signature);
+    planned.push({ name: SIGNATURE_ENTRY, source: { bytes }, sha256: sha256Hex(bytes) });
+  }
   planned.sort((a, b) => compareNames(a.name, b.name));
 
   // Checked before anything is compressed; the shared helper refuses FIFOs, devices, links, system paths.
@@ -107,6 +126,11 @@ export async function writeBundle(options: WriteBundleOptions): Promise<BundleRe
   } finally {
     await zipFile.discard();
   }
+  // Beside the zip for ssh-keygen; written after it, so a stop in between leaves a signature that
+  // differs from the one inside, which verify reports. An unsigned bundle removes a stale one.
+  const sidecar = signatureSidecarPath(options.out);
+  if (signature !== null) await writeOutputFile(sidecar, signature, { signal: options.signal });
+  else await rm(sidecar, { force: true });
   // Streamed like the inputs: a bundle holding a whole snapshot may be large.
   const zipped = await hashFile(options.out);
   if (zipped === undefined) throw new CliError(`${options.out} was written but is missing.`);
@@ -117,6 +141,8 @@ export async function writeBundle(options: WriteBundleOptions): Promise<BundleRe
     entries: planned.map((entry) => entry.name),
     snapshot_id: manifest.snapshot_id,
     root_sha256: manifest.root_sha256,
+    signature_path: signature === null ? null : sidecar,
+    signing_key: options.signingKey?.fingerprint ?? null,
   };
 }
 
@@ -209,7 +235,7 @@ function compareNames(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
-function bundleReadme(manifest: Manifest, includeSnapshot: boolean): string {
+function bundleReadme(manifest: Manifest, includeSnapshot: boolean, signingKey: string | null): string {
   return [
     'airt-report audit bundle',
     '========================',
@@ -227,6 +253,12 @@ function bundleReadme(manifest: Manifest, includeSnapshot: boolean): string {
       ? '  snapshot/         every data file of the snapshot, byte for byte as received'
       : '  (the snapshot data files are not included; ask for them, or for a bundle made with include_snapshot)',
     '  SHA256SUMS        sha256 of every other file in this bundle',
+    ...(signingKey === null
+      ? []
+      : [
+          `  SHA256SUMS.sig    SSH signature of SHA256SUMS (namespace airt-report, key ${signingKey});`,
+          '                    also beside the bundle as <bundle>.zip.sig',
+        ]),
     '',
     'How to verify',
     '  1. With airt-report (checks everything below at once):',
@@ -238,6 +270,13 @@ function bundleReadme(manifest: Manifest, includeSnapshot: boolean): string {
     '     sorted by path:',
     '       jq -r \'.files | sort_by(.path) | .[] | "\\(.sha256)  \\(.path)"\' manifest.json | sha256sum',
     '     It must equal root_sha256 in manifest.json and the root hash printed in each report.',
+    ...(signingKey === null
+      ? []
+      : [
+          '  3. The signature (who vouches for SHA256SUMS, and so for every file), with OpenSSH alone;',
+          '     allowed_signers holds the line "ID ssh-ed25519 AAAA…" of the signer\'s public key:',
+          '       ssh-keygen -Y verify -f allowed_signers -I ID -n airt-report -s SHA256SUMS.sig < SHA256SUMS',
+        ]),
     includeSnapshot
       ? '       (cd snapshot && jq -r \'.files[] | "\\(.sha256)  \\(.path)"\' ../manifest.json | sha256sum -c)'
       : '',

@@ -7,6 +7,8 @@
  */
 import { escapeMarkdownText, markdownCode } from '../text-safety.js';
 import { provenanceLine } from '../snapshot/provenance-line.js';
+import type { ExpiringAcceptance } from '../metrics/read-acceptances.js';
+import { expiringAcceptancesMarkdown } from '../diff/acceptances-markdown.js';
 import type { EvidenceRow, EvidenceValue, GateResult } from './gates.js';
 
 export const GATE_REPORT_FORMAT = 'airt-gate-report/1';
@@ -29,6 +31,11 @@ export interface GateReport {
   tripped: boolean;
   counts: { gates: number; pass: number; fail: number; unknown: number; insufficient_evidence: number };
   results: GateResult[];
+  /**
+   * Dated risk acceptances that hold now and end within 30 days: their findings count as open (and
+   * may trip a gate) once they expire. Present only when there are some.
+   */
+  expiring_acceptances?: ExpiringAcceptance[];
 }
 
 /** The gate report of a run: each gate's result with its evidence rows. */
@@ -38,6 +45,7 @@ export function buildGateReport(input: {
   rootSha256: string | null;
   workspace?: { org: string; workspace: string } | undefined;
   results: GateResult[];
+  expiringAcceptances?: ExpiringAcceptance[] | undefined;
 }): GateReport {
   const count = (status: GateResult['status']): number =>
     input.results.filter((r) => r.status === status).length;
@@ -56,6 +64,9 @@ export function buildGateReport(input: {
       insufficient_evidence: count('insufficient_evidence'),
     },
     results: input.results,
+    ...(input.expiringAcceptances === undefined || input.expiringAcceptances.length === 0
+      ? {}
+      : { expiring_acceptances: input.expiringAcceptances }),
   };
 }
 
@@ -80,7 +91,7 @@ export function gateReportMarkdown(report: GateReport): string {
     );
   }
   if (report.results.length === 0) {
-    lines.push('No gates are configured.', '');
+    lines.push('No gates are configured.', '', ...expiringAcceptancesMarkdown(report.expiring_acceptances));
     return lines.join('\n');
   }
   const { gates, pass, fail, unknown, insufficient_evidence: insufficient } = report.counts;
@@ -120,6 +131,7 @@ export function gateReportMarkdown(report: GateReport): string {
     }
     if (result.status === 'fail') lines.push(...rowsTable(result.tripping_rows), '');
   }
+  lines.push(...expiringAcceptancesMarkdown(report.expiring_acceptances));
   return `${lines.join('\n').replace(/\n+$/, '')}\n`;
 }
 

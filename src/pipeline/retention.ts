@@ -7,9 +7,14 @@
  * that parses as an airt-snapshot/1 manifest of this org and workspace whose snapshot_id is the
  * directory's name. Anything else — stray files, partial snapshots, other tools' data, unreadable
  * manifests — is never touched. Protected snapshot ids (the run's own and its baseline) are kept.
+ *
+ * Snapshots share unchanged files by hard link (see src/snapshot/link-file.ts), so deleting an old
+ * one removes only its names for those files: every newer snapshot keeps its own and stays whole.
+ * Sizes are therefore reported per inode, shared files once.
  */
 import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { bytesNotIn, inodesBelow, sumOf } from '../snapshot/disk-usage.js';
 import { MANIFEST_FILE, ManifestSchema, type Manifest } from '../snapshot/manifest.js';
 
 export interface RetentionOptions {
@@ -25,6 +30,13 @@ export interface RetentionOptions {
 export interface RetentionResult {
   kept: string[];
   deleted: string[];
+  /** Bytes the kept snapshots take on disk, files they share by hard link counted once. */
+  keptBytes: number;
+  /**
+   * Bytes deleting freed: files of the deleted snapshots that no kept snapshot shares. A file a newer
+   * snapshot links to is not freed (and not damaged): only one of its names was removed.
+   */
+  freedBytes: number;
 }
 
 /** A finished snapshot found on disk. */
@@ -48,6 +60,8 @@ export async function applyRetention(options: RetentionOptions): Promise<Retenti
       kept.push(snapshot.snapshotId);
     else deleted.push(snapshot.snapshotId);
   });
+  const keptInodes = await inodesBelow(kept.map((id) => path.join(options.workspaceDir, id)));
+  const deletedInodes = await inodesBelow(deleted.map((id) => path.join(options.workspaceDir, id)));
   for (const id of deleted) {
     const dir = path.join(options.workspaceDir, id);
     // Re-check right before deleting: the directory may have been replaced since it was listed.
@@ -55,7 +69,12 @@ export async function applyRetention(options: RetentionOptions): Promise<Retenti
     if (!info.isDirectory() || path.dirname(dir) !== path.resolve(options.workspaceDir)) continue;
     await rm(dir, { recursive: true, force: false });
   }
-  return { kept: kept.sort(), deleted: deleted.sort() };
+  return {
+    kept: kept.sort(),
+    deleted: deleted.sort(),
+    keptBytes: sumOf(keptInodes.values()),
+    freedBytes: bytesNotIn(deletedInodes, keptInodes),
+  };
 }
 
 /**

@@ -166,6 +166,11 @@ export const RunConfigSchema = z
           .boolean()
           .default(false)
           .describe('Put the whole snapshot in the bundle, not only its manifest.json'),
+        sign_key: nonEmpty
+          .optional()
+          .describe(
+            "Unencrypted Ed25519 SSH private key that signs the bundle's SHA256SUMS (namespace airt-report); relative to this file",
+          ),
       })
       .prefault({})
       .describe('The audit bundle'),
@@ -332,6 +337,10 @@ function finishConfig(
     },
     database: resolve(data.database),
     output_dir: resolve(data.output_dir),
+    bundle: {
+      ...data.bundle,
+      ...(data.bundle.sign_key === undefined ? {} : { sign_key: resolve(data.bundle.sign_key) }),
+    },
     reports: data.reports.map((report) =>
       report.out_dir === undefined ? report : { ...report, out_dir: resolve(report.out_dir) },
     ),

@@ -197,6 +197,7 @@ async function finish(state: RunState): Promise<PipelineResult> {
       diff_json: state.paths.diffJson,
       gate_report_md: state.paths.gateMd,
       gate_report_json: state.paths.gateJson,
+      gate_report_junit: state.paths.gateJunit,
       bundle: state.paths.bundle,
       reports: state.reportFiles.map((report) => report.report),
     },

@@ -68,6 +68,7 @@ export class RunState {
     diffJson: null as string | null,
     gateMd: null as string | null,
     gateJson: null as string | null,
+    gateJunit: null as string | null,
     bundle: null as string | null,
   };
   snapshot: SnapshotResult | null = null;
@@ -86,7 +87,7 @@ export class RunState {
   rowsLoaded: number | null = null;
   diffCounts: { new: number; resolved: number; regressed: number; persisting: number } | null = null;
   gateResults: GateResult[] = [];
-  retention: { kept: string[]; deleted: string[] } | null = null;
+  retention: { kept: string[]; deleted: string[]; kept_bytes: number; freed_bytes: number } | null = null;
   lockLost = false;
   /** The step running when the signal aborted the run; null while not interrupted. */
   interruptedDuring: StepName | null = null;

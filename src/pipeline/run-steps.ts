@@ -6,10 +6,13 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { formatBytes } from '../snapshot/disk-usage.js';
+import type { Manifest } from '../snapshot/manifest.js';
 import { diffJson, diffMarkdown } from '../diff/diff-report.js';
 import { writeOutputFile } from '../output-file.js';
 import { baselineInScope, gatedBaselinePath, readGatedBaseline } from './gated-baseline.js';
 import { buildGateReport, gateReportJson, gateReportMarkdown } from './gate-report.js';
+import { gateReportJunit } from './gate-junit.js';
 import { evaluateGates } from './gates.js';
 import { applyRetention, listFinishedSnapshots } from './retention.js';
 import { RUN_TOKEN_SOURCE } from './run-config.js';
@@ -17,7 +20,21 @@ import { fetchedFromService, nothingFetched } from './run-nothing-fetched.js';
 import { planReports, plannedReportOut } from './run-reports.js';
 import type { RunState } from './run-state.js';
 
-/** 1. Snapshot, reusing unchanged trial files of the newest finished snapshot on disk. */
+/**
+ * The snapshot `run` passes as `--since`: the newest complete snapshot of this org and workspace on
+ * disk (listFinishedSnapshots only lists finished directories whose manifest names this workspace),
+ * else the newest partial one that fetched anything. Partial ones are only a fallback: every file a
+ * manifest lists is vouched for, but a partial snapshot lacks the lists that failed, so the newest
+ * complete one usually shares more. One that fetched nothing from the service has nothing to share.
+ */
+export function sinceSnapshot<T extends { manifest: Manifest }>(
+  finishedOldestFirst: readonly T[],
+): T | undefined {
+  const usable = finishedOldestFirst.filter((snapshot) => fetchedFromService(snapshot.manifest));
+  return usable.filter((snapshot) => snapshot.manifest.status === 'complete').at(-1) ?? usable.at(-1);
+}
+
+/** 1. Snapshot, sharing unchanged files of the previous complete snapshot on disk (see sinceSnapshot). */
 export async function snapshotStep(state: RunState): Promise<void> {
   const { config, effects } = state;
   await state.step('snapshot', [], async () => {
@@ -25,12 +42,9 @@ export async function snapshotStep(state: RunState): Promise<void> {
       import('../snapshot/take-snapshot.js'),
       import('../snapshot/progress.js'),
     ]);
-    // A snapshot that fetched nothing from the service has no trial files to reuse.
-    const previous = (
-      await listFinishedSnapshots(state.workspaceDir, config.connection.org, config.connection.workspace)
-    )
-      .filter((snapshot) => fetchedFromService(snapshot.manifest))
-      .at(-1);
+    const previous = sinceSnapshot(
+      await listFinishedSnapshots(state.workspaceDir, config.connection.org, config.connection.workspace),
+    );
     state.since = previous?.dir ?? null;
     const isTTY = effects.stderrIsTTY ?? false;
     const progress = createProgress({
@@ -281,12 +295,18 @@ export async function gatesStep(state: RunState): Promise<void> {
     state.gateResults = results;
     const { holdsSeveralWorkspaces } = await import('../warehouse/snapshot-lookup.js');
     const several = await holdsSeveralWorkspaces(await state.warehouseConnection());
+    const { readExpiringAcceptances } = await import('../metrics/read-acceptances.js');
     const report = buildGateReport({
       snapshotId: snapshot.snapshotId,
       previousSnapshotId: state.previousSnapshotId,
       rootSha256: snapshot.manifest.root_sha256,
       workspace: several ? { org: snapshot.manifest.org, workspace: snapshot.manifest.workspace } : undefined,
       results,
+      expiringAcceptances: await readExpiringAcceptances(
+        await state.warehouseConnection(),
+        snapshot.snapshotId,
+        state.projects,
+      ),
     });
     const runDir = requireRunDir(state);
     state.paths.gateMd = await writeOutput(
@@ -298,6 +318,11 @@ export async function gatesStep(state: RunState): Promise<void> {
       state,
       path.join(runDir, 'gate-report.json'),
       gateReportJson(report),
+    );
+    state.paths.gateJunit = await writeOutput(
+      state,
+      path.join(runDir, 'gate-report.junit.xml'),
+      gateReportJunit(report),
     );
     const tripped = results.filter((result) => result.trips).length;
     const count = (status: string): number => results.filter((result) => result.status === status).length;
@@ -317,7 +342,12 @@ export async function bundleStep(state: RunState): Promise<void> {
     return;
   }
   await state.step('bundle', ['reports', 'gates'], async () => {
-    const { writeBundle } = await import('./bundle.js');
+    const [{ writeBundle }, { loadSigningKey }] = await Promise.all([
+      import('./bundle.js'),
+      import('./bundle-signature.js'),
+    ]);
+    const signKey = config.bundle.sign_key;
+    const signingKey = signKey === undefined ? undefined : await loadSigningKey(signKey);
     const snapshot = requireSnapshot(state);
     const files = state.reportFiles.flatMap((report) =>
       report.files.map((file) => ({
@@ -328,6 +358,7 @@ export async function bundleStep(state: RunState): Promise<void> {
     for (const [name, file] of [
       ['gate-report.md', state.paths.gateMd],
       ['gate-report.json', state.paths.gateJson],
+      ['gate-report.junit.xml', state.paths.gateJunit],
       ['diff.md', state.paths.diffMd],
       ['diff.json', state.paths.diffJson],
     ] as const) {
@@ -338,9 +369,11 @@ export async function bundleStep(state: RunState): Promise<void> {
       snapshotDir: snapshot.dir,
       includeSnapshot: config.bundle.include_snapshot,
       files,
+      signingKey,
     });
     state.paths.bundle = result.path;
     state.outputs.push({ path: result.path, sha256: result.sha256, bytes: result.bytes });
+    if (result.signature_path !== null) await state.recordOutput(result.signature_path);
     return { detail: `${result.entries.length} entries, ${path.basename(result.path)}` };
   });
 }
@@ -359,15 +392,35 @@ export async function retentionStep(state: RunState): Promise<void> {
   }
   await state.step('retention', ['snapshot'], async () => {
     const snapshot = requireSnapshot(state);
+    const { org, workspace } = config.connection;
     const result = await applyRetention({
       workspaceDir: state.workspaceDir,
-      org: config.connection.org,
-      workspace: config.connection.workspace,
+      org,
+      workspace,
       keepLast,
       protect: [snapshot.snapshotId],
     });
-    state.retention = result;
-    return { detail: `kept ${result.kept.length}, deleted ${result.deleted.length}` };
+    // Bytes per inode: snapshots share unchanged files, so per-directory sums would overstate both.
+    state.retention = {
+      kept: result.kept,
+      deleted: result.deleted,
+      kept_bytes: result.keptBytes,
+      freed_bytes: result.freedBytes,
+    };
+    // The database keeps what the disk keeps: rows of the workspace's other snapshots, and trial
+    // contents only they held, are deleted in one transaction (warehouse/prune.ts). The gated
+    // baseline's rows stay: the next run's diff and gates compare with it.
+    const keep = [...result.kept, snapshot.snapshotId];
+    if (state.recordedBaseline) keep.push(state.recordedBaseline);
+    const { pruneWarehouse } = await import('../warehouse/prune.js');
+    state.closeWarehouse();
+    const pruned = await pruneWarehouse(config.database, { org, workspace, keep });
+    return {
+      detail:
+        `kept ${result.kept.length} (${formatBytes(result.keptBytes)} on disk), ` +
+        `deleted ${result.deleted.length} (${formatBytes(result.freedBytes)} freed); ` +
+        `database: pruned ${pruned.snapshots.length} snapshot(s), ${pruned.trialRows} trial row(s)`,
+    };
   });
 }
 

@@ -114,6 +114,8 @@ export interface RunSummary {
     diff_json: string | null;
     gate_report_md: string | null;
     gate_report_json: string | null;
+    /** JUnit XML of the gates, for CI test-report views. */
+    gate_report_junit: string | null;
     bundle: string | null;
     reports: string[];
   };
@@ -123,7 +125,7 @@ export interface RunSummary {
     GateResult,
     'gate' | 'project' | 'status' | 'status_text' | 'trips' | 'value' | 'op' | 'threshold'
   >[];
-  retention: { kept: string[]; deleted: string[] } | null;
+  retention: { kept: string[]; deleted: string[]; kept_bytes: number; freed_bytes: number } | null;
   /** Problems worth a look that did not fail the run (unknown projects, compromised lock, …). */
   warnings: string[];
 }

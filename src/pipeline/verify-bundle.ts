@@ -9,6 +9,9 @@
  *   → every Markdown/HTML report names that root hash; the gate report and the diff (JSON and
  *     Markdown) name the manifest's snapshot id and root hash (provenance)
  *
+ *   → the signature (SHA256SUMS.sig inside, or <bundle>.zip.sig beside it) over SHA256SUMS, and with
+ *     --allowed-signers whether its key is one of them (bundle-signature.ts)
+ *
  * Any difference is a problem and the bundle fails; a hash mismatch names the expected and the
  * actual sha256. PDF reports are covered by their checksum only (their text is not searchable), which
  * the result states as a note. A bundle rewritten consistently (files, SHA256SUMS and manifest) would
@@ -16,10 +19,18 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { lstat, readFile } from 'node:fs/promises';
 import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
 import { ManifestSchema, computeRootHash, type Manifest } from '../snapshot/manifest.js';
 import { findProvenanceLine, provenanceLine } from '../snapshot/provenance-line.js';
 import { BUNDLE_MANIFEST_ENTRY, BUNDLE_SNAPSHOT_PREFIX, CHECKSUMS_ENTRY } from './bundle.js';
+import {
+  checkBundleSignature,
+  SIGNATURE_ENTRY,
+  signatureSidecarPath,
+  type AllowedSignersFile,
+  type SignatureCheck,
+} from './bundle-signature.js';
 import { readCentralDirectoryNames } from './zip-central-directory.js';
 import { isZipDirectoryName, zipDirectoryNameProblem, zipEntryNameProblem } from './zip-entry-name.js';
 import { terminalSafe } from '../text-safety.js';
@@ -43,6 +54,15 @@ export interface BundleVerification {
   provenance_checked: string[];
   problems: string[];
   notes: string[];
+  /** The signature over SHA256SUMS: unsigned, verified (with its signer), bad, unknown signer, not checked. */
+  signature: SignatureCheck;
+}
+
+export interface VerifyBundleOptions {
+  /** Keys allowed to sign (`--allowed-signers`); with it an unsigned bundle fails. */
+  allowedSigners?: AllowedSignersFile | null;
+  /** Time the allowed signers' valid-after/valid-before are checked at; default now. */
+  now?: Date;
 }
 
 interface EntryDigest {
@@ -57,7 +77,10 @@ interface ZipContents {
 }
 
 /** Verifies a bundle; never throws for a bad bundle (problems are listed), only for an unreadable file. */
-export async function verifyBundle(bundlePath: string): Promise<BundleVerification> {
+export async function verifyBundle(
+  bundlePath: string,
+  options: VerifyBundleOptions = {},
+): Promise<BundleVerification> {
   const result: BundleVerification = {
     ok: false,
     bundle: bundlePath,
@@ -69,6 +92,7 @@ export async function verifyBundle(bundlePath: string): Promise<BundleVerificati
     provenance_checked: [],
     problems: [],
     notes: [],
+    signature: { status: 'unsigned', source: null, signer: null, key_fingerprint: null, detail: '' },
   };
   const problems = result.problems;
   const { files: digests, directories } = await readEntries(bundlePath, problems);
@@ -90,8 +114,29 @@ export async function verifyBundle(bundlePath: string): Promise<BundleVerificati
     checkSnapshotFiles(manifest, digests, problems);
     checkProvenance(manifest, digests, result);
   }
+  const signature = checkBundleSignature({
+    sums: sums?.text == null ? null : Buffer.from(sums.text, 'utf8'),
+    inner: digests.get(SIGNATURE_ENTRY)?.text ?? null,
+    beside: await readSidecar(signatureSidecarPath(bundlePath)),
+    allowed: options.allowedSigners ?? null,
+    now: options.now ?? new Date(),
+  });
+  result.signature = signature.check;
+  problems.push(...signature.problems);
+  for (const skipped of options.allowedSigners?.skipped ?? []) {
+    result.notes.push(
+      `${options.allowedSigners?.file ?? ''} line ${skipped.line} skipped: ${skipped.reason}`,
+    );
+  }
   result.ok = problems.length === 0;
   return result;
+}
+
+/** The signature file beside the bundle, if it is a regular file. */
+async function readSidecar(file: string): Promise<string | null> {
+  const stats = await lstat(file).catch(() => null);
+  if (stats === null || !stats.isFile()) return null;
+  return readFile(file, 'utf8');
 }
 
 async function readEntries(bundlePath: string, problems: string[]): Promise<ZipContents> {
@@ -207,7 +252,8 @@ function checkSums(text: string, digests: ReadonlyMap<string, EntryDigest>, prob
     else matched += 1;
   });
   for (const name of digests.keys()) {
-    if (name !== CHECKSUMS_ENTRY && !listed.has(name))
+    // The signature signs SHA256SUMS, so it cannot be listed in it.
+    if (name !== CHECKSUMS_ENTRY && name !== SIGNATURE_ENTRY && !listed.has(name))
       problems.push(`${name}: not listed in ${CHECKSUMS_ENTRY}`);
   }
   return matched;
@@ -333,7 +379,12 @@ function clip(text: string, max = 200): string {
 }
 
 function isTextEntry(name: string): boolean {
-  return name === CHECKSUMS_ENTRY || /\.(json|md|html?|txt)$/iu.test(name) || name === BUNDLE_MANIFEST_ENTRY;
+  return (
+    name === CHECKSUMS_ENTRY ||
+    name === SIGNATURE_ENTRY ||
+    /\.(json|md|html?|txt)$/iu.test(name) ||
+    name === BUNDLE_MANIFEST_ENTRY
+  );
 }
 
 /** The human-readable result of `airt-report verify BUNDLE.zip` (entry names are neutralized). */
@@ -348,9 +399,26 @@ export function bundleVerificationText(result: BundleVerification): string {
   const head =
     `${show(result.bundle)}: ${result.entries} entries, ${result.checked} checksums matched, ` +
     `provenance matched in ${result.provenance_checked.length} files`;
+  lines.push(`signature ${signatureLine(result.signature)}`);
   lines.push(result.ok ? `${head}: OK` : `${head}: FAILED (${result.problems.length} problem(s))`);
   lines.push(rootHashAdvice(result));
   return `${lines.join('\n')}\n`;
+}
+
+function signatureLine(check: SignatureCheck): string {
+  const key = check.key_fingerprint === null ? '' : ` (key ${check.key_fingerprint})`;
+  switch (check.status) {
+    case 'verified':
+      return `VERIFIED: signed by ${show(check.signer ?? '?')}${key}`;
+    case 'unsigned':
+      return 'none: the bundle is unsigned';
+    case 'not_checked':
+      return `present${key}, signer not checked: ${show(check.detail)}`;
+    case 'unknown_signer':
+      return `NOT TRUSTED${key}: ${show(check.detail)}`;
+    case 'bad_signature':
+      return `BAD${key}: ${show(check.detail)}`;
+  }
 }
 
 /** Entry names and messages can carry control, bidi and zero-width characters: shown visibly. */
@@ -362,6 +430,12 @@ const show = terminalSafe;
  */
 function rootHashAdvice(result: BundleVerification): string {
   if (result.root_sha256 === null) return 'root hash (unknown: no valid manifest.json)';
+  if (result.signature.status === 'verified' && result.ok) {
+    return (
+      `root hash ${result.root_sha256} (snapshot ${show(result.snapshot_id ?? '?')}): vouched for by the signature ` +
+      'over SHA256SUMS, which lists manifest.json'
+    );
+  }
   return (
     `root hash ${result.root_sha256} (snapshot ${show(result.snapshot_id ?? '?')}): compare it with the ` +
     "root hash recorded when the bundle was made (snapshot.root_sha256 in that run's run-summary.json, " +

@@ -10,6 +10,7 @@
  *   flight. Trial lists are streamed element by element (json-array-stream.ts): memory stays flat
  *   however long a list is.
  */
+import { AcceptanceFileSchema } from './risk-acceptances-file.js';
 import { readFile } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { z } from 'zod';
@@ -96,8 +97,11 @@ function invalidJson(message: string): SchemaIssue {
 
 async function readJson(
   file: string,
+  content?: Uint8Array,
 ): Promise<{ ok: true; data: unknown } | { ok: false; issue: SchemaIssue }> {
-  const text = await readFile(file, 'utf8');
+  const text = content
+    ? Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('utf8')
+    : await readFile(file, 'utf8');
   try {
     return { ok: true, data: JSON.parse(text) as unknown };
   } catch (error) {
@@ -167,14 +171,20 @@ export async function readSummaryFacts(file: string): Promise<SummaryFacts> {
 const STREAM_TRIALS_ABOVE_BYTES = 1024 * 1024;
 
 /**
- * Validates a stored body of `kind` (`bytes`: its size, when known). Never throws for bad content;
- * only for I/O errors.
+ * Validates a stored body of `kind` (`bytes`: its size, when known). `content`, when given, is the
+ * file's bytes already in memory (a small body just fetched), so the file is not read again. Never
+ * throws for bad content; only for I/O errors.
  */
-export async function checkBody(kind: FileKind, file: string, bytes?: number): Promise<BodyCheck> {
-  if (kind === 'trials' && (bytes === undefined || bytes > STREAM_TRIALS_ABOVE_BYTES))
+export async function checkBody(
+  kind: FileKind,
+  file: string,
+  bytes?: number,
+  content?: Uint8Array,
+): Promise<BodyCheck> {
+  if (!content && kind === 'trials' && (bytes === undefined || bytes > STREAM_TRIALS_ABOVE_BYTES))
     return streamTrials(file);
   const collector = new IssueCollector();
-  const body = await readJson(file);
+  const body = await readJson(file, content);
   if (!body.ok) {
     collector.add([body.issue]);
     return collector.result(null);
@@ -196,6 +206,9 @@ export async function checkBody(kind: FileKind, file: string, bytes?: number): P
     }
     case 'project_summary':
       return checkSummary(data, collector);
+    case 'risk_acceptances':
+      collector.check(AcceptanceFileSchema, data);
+      return collector.result(Array.isArray(data) ? data.length : null);
   }
 }
 

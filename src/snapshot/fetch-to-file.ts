@@ -1,17 +1,48 @@
 /**
- * One GET streamed straight to disk: the body goes chunk by chunk into a hidden temp file while it is
- * hashed and counted, is fsynced, and only then renamed to its final name. Nothing holds the body in
- * memory, and a body cut off mid-stream leaves no file (the client retries the request, and each
- * attempt starts a fresh temp file).
+ * One GET stored under its final name. The body is hashed and counted as it arrives; a small body is
+ * held in memory until the response is complete, so the connection slot is free again as soon as
+ * the last byte arrives and no file I/O happens while the slot is held (the bodies of a snapshot are
+ * mostly small, and the thread pool's file operations would otherwise sit between one request and the
+ * next). A body larger than SPILL_BYTES goes chunk by chunk into a hidden temp file instead, so
+ * memory stays bounded whatever the size. Either way the file is renamed into place only when whole
+ * (fsynced with the others at publishing), and a body cut off mid-stream leaves no file: the client
+ * retries the request, and each attempt starts afresh.
  */
+import { createHash } from 'node:crypto';
 import type { ApiClient, RawRequest } from '../api/client-types.js';
-import { digestChunks } from './hash-file.js';
 import { openAtomic, type AtomicFile } from './write-atomic.js';
+
+/**
+ * Bodies up to this size are held in memory until complete. With the store's 2 × concurrency slots
+ * that bounds what is held at 2 × 64 × 1 MiB in the worst case (128 MiB), 16 MiB at the default 8.
+ */
+export const SPILL_BYTES = 1024 * 1024;
 
 export interface StoredBody {
   sha256: string;
   bytes: number;
   status: number;
+}
+
+/** Bodies up to this size are handed back with the digest, so validation need not read the file. */
+export const RETURN_CONTENT_BYTES = 64 * 1024;
+
+export interface FetchToFileOptions {
+  /**
+   * Called with the body's digest before anything is put under the final name; resolving true means
+   * the caller has put the same bytes there itself (a hard link), so nothing is written.
+   */
+  beforeCommit?: (digest: StoredBody) => Promise<boolean>;
+}
+
+/** What fetchToFile stored; `content` is the body itself when it is small (RETURN_CONTENT_BYTES). */
+export type FetchedBody = StoredBody & { content?: Uint8Array };
+
+/** A complete body: in memory (`held`) or in a temp file not yet renamed (`spilled`). */
+interface Received {
+  digest: StoredBody;
+  held: Uint8Array[];
+  spilled: AtomicFile | undefined;
 }
 
 /**
@@ -23,24 +54,53 @@ export async function fetchToFile(
   client: ApiClient,
   request: RawRequest,
   finalPath: string,
-): Promise<StoredBody> {
-  const { file, digest } = await client.send(request, async (response) => {
-    const atomic: AtomicFile = await openAtomic(finalPath);
+  options: FetchToFileOptions = {},
+): Promise<FetchedBody> {
+  const received = await client.send(request, async (response): Promise<Received> => {
+    const hash = createHash('sha256');
+    let bytes = 0;
+    const held: Uint8Array[] = [];
+    let spilled: AtomicFile | undefined;
     try {
       // A bodiless answer (a 204, say) is stored as an empty file.
       const chunks = (response.body ?? []) as Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
-      const { sha256, bytes } = await digestChunks(chunks, (chunk) => atomic.write(chunk));
-      return { file: atomic, digest: { sha256, bytes, status: response.status } };
+      for await (const chunk of chunks) {
+        hash.update(chunk);
+        bytes += chunk.byteLength;
+        if (spilled) {
+          await spilled.write(chunk);
+        } else {
+          held.push(chunk);
+          if (bytes > SPILL_BYTES) {
+            spilled = await openAtomic(finalPath);
+            for (const part of held.splice(0)) await spilled.write(part);
+          }
+        }
+      }
+      return { digest: { sha256: hash.digest('hex'), bytes, status: response.status }, held, spilled };
     } catch (error) {
-      await atomic.discard();
+      await spilled?.discard();
       throw error;
     }
   });
+  const { digest, held } = received;
+  let file = received.spilled;
+  const whole = file ? undefined : held.length === 1 ? held[0]! : Buffer.concat(held);
   try {
-    await file.commit({ syncDir: false });
+    // The body is whole and hashed: a caller that already has these bytes elsewhere (an earlier
+    // snapshot) may put a link at the final name instead, and nothing is written.
+    if (options.beforeCommit && (await options.beforeCommit(digest))) {
+      await file?.discard();
+      return digest;
+    }
+    if (!file) {
+      file = await openAtomic(finalPath);
+      await file.write(whole!);
+    }
+    await file.commit({ syncDir: false, syncFile: false });
   } catch (error) {
-    await file.discard();
+    await file?.discard();
     throw error;
   }
-  return digest;
+  return whole && whole.byteLength <= RETURN_CONTENT_BYTES ? { ...digest, content: whole } : digest;
 }

@@ -1,7 +1,8 @@
 /**
  * Gets one file of a snapshot into the working directory, whichever way is cheapest and still
- * trustworthy — reuse from an interrupted run (hash vouched by the journal), copy from `--since`
- * (hash vouched by PREV's manifest), or a fetch — reads the facts the plan needs next, and queues the
+ * trustworthy — reuse from an interrupted run (hash vouched by the journal), a hard link (or, where
+ * impossible, a copy) from `--since` (vouched by PREV's manifest), or a fetch (linked to PREV's file
+ * when the bytes are identical) — reads the facts the plan needs next, and queues the
  * file's validation, which runs in the background and completes its manifest entry.
  * A request that fails for good becomes a `failed_requests` entry; errors that make going on
  * pointless (401, 426, an abort) stop the whole run.
@@ -20,11 +21,14 @@ import {
 import { checkBody } from './check-body.js';
 import type { FetchTarget } from './fetch-plan.js';
 import { fetchToFile } from './fetch-to-file.js';
-import { copyFileVerified, hashFile } from './hash-file.js';
+import { hashFile } from './hash-file.js';
 import type { JournalFile, JournalWriter } from './journal.js';
+import type { LinkFunction } from './link-file.js';
 import type { FailedRequest, ManifestFile } from './manifest.js';
 import type { ProgressReporter } from './progress.js';
 import { resolveInside } from './safe-path.js';
+import { linkIdenticalPrevious, shareFromPrevious, type Validation } from './share-previous.js';
+import type { PreviousSnapshot } from './since.js';
 
 /** Stops every task of a run once one of them hits an error that makes going on pointless. */
 export class RunStopper {
@@ -64,8 +68,8 @@ export interface ObtainOptions {
    * --project that does not exist is a failed item (the snapshot is partial), not just a warning.
    */
   notFoundIsFailure?: boolean;
-  /** A `--since` source to copy instead of fetching. */
-  reuse?: { source: string; file: ManifestFile; snapshotId: string };
+  /** A `--since` file to link (or copy) instead of fetching. */
+  reuse?: { source: string; file: ManifestFile };
   /** Extra manifest fields (e.g. the assessment's updated_at and status for --since). */
   extra?: Partial<ManifestFile>;
 }
@@ -82,7 +86,25 @@ export interface FileStoreOptions {
   concurrency: number;
   /** Files an interrupted run finished, by path (from its journal). */
   finished: ReadonlyMap<string, JournalFile>;
+  /** The `--since` snapshot, whose files are shared instead of stored again. */
+  previous?: PreviousSnapshot | undefined;
+  /** Hard-link implementation (default fs.link); tests make it fail like another filesystem. */
+  link?: LinkFunction | undefined;
 }
+
+/** A file in place under its final name, with PREV's validation when the bytes are PREV's. */
+interface Taken {
+  file: JournalFile;
+  validation?: Validation | undefined;
+  /** The body, when fetched and small: validated from memory instead of read back. */
+  content?: Uint8Array | undefined;
+}
+
+/**
+ * Bodies held for validation at most, in bytes: validation runs one file at a time and may lag
+ * behind the requests; past this, bodies are read back from disk instead of held.
+ */
+const MAX_HELD_FOR_CHECK_BYTES = 8 * 1024 * 1024;
 
 export class FileStore {
   /** Validated files: the manifest's `files`, complete once `drain()` resolved. */
@@ -95,10 +117,11 @@ export class FileStore {
   private readonly checks: LimitFunction = pLimit(1);
   private readonly pendingChecks: Promise<void>[] = [];
   private readonly createdDirs = new Set<string>();
+  private heldForCheck = 0;
 
   constructor(private readonly options: FileStoreOptions) {
-    // The client bounds requests in flight; twice as many slots here let one request's fsync and
-    // rename overlap the next request instead of idling a connection.
+    // The client bounds requests in flight; twice as many slots here let one request's file write
+    // and rename overlap the next request instead of idling a connection.
     this.io = pLimit(options.concurrency * 2);
   }
 
@@ -126,16 +149,16 @@ export class FileStore {
     options: ObtainOptions = {},
   ): Promise<Obtained<F>> {
     const { stopper, progress } = this.options;
-    let stored: JournalFile;
+    let taken: Taken;
     const file = this.resolve(target.file);
     try {
-      stored = await this.io(async () => {
+      taken = await this.io(async (): Promise<Taken> => {
         if (stopper.stopped) throw stopper.error;
         await this.ensureDir(file);
+        const finished = await this.reuseFinished(target, file);
+        if (finished) return { file: finished };
         return (
-          (await this.reuseFinished(target, file)) ??
-          (await this.copyFromSince(target, file, options)) ??
-          (await this.fetch(target, file, options))
+          (await this.shareFromSince(target, file, options)) ?? (await this.fetch(target, file, options))
         );
       });
     } catch (error) {
@@ -153,33 +176,53 @@ export class FileStore {
       this.recordFailure(target, error);
       return 'failed';
     }
-    await this.record(stored);
-    return { stored, facts: facts ? await facts(file) : (null as F) };
+    await this.record(taken.file, taken.validation, taken.content);
+    return { stored: taken.file, facts: facts ? await facts(file) : (null as F) };
   }
 
   /**
    * Journals a file that is on disk under its final name and queues its validation; its manifest
    * entry appears when validation is done. Also used for files that did not come from a request
-   * (findings copied from the triage journal).
+   * (findings copied from the triage journal). `known` is PREV's validation of the same bytes: a
+   * shared file is then not read at all.
    */
-  async record(stored: JournalFile): Promise<void> {
+  async record(stored: JournalFile, known?: Validation, content?: Uint8Array): Promise<void> {
     this.stored.add(stored.path);
     await this.options.journal.append(stored);
+    if (known) {
+      this.entries.set(stored.path, { ...stored, ...known });
+      return;
+    }
     const file = this.resolve(stored.path);
+    let held =
+      content && this.heldForCheck + content.byteLength <= MAX_HELD_FOR_CHECK_BYTES ? content : undefined;
+    this.heldForCheck += held?.byteLength ?? 0;
     const validation = this.checks(async () => {
-      if (this.options.stopper.stopped) return;
-      const check = await checkBody(stored.kind, file, stored.bytes);
-      this.entries.set(stored.path, {
-        ...stored,
-        records: check.records,
-        issues: check.issues,
-        issues_total: check.issuesTotal,
-        unknown_keys: check.unknownKeys,
-      });
+      const size = held?.byteLength ?? 0;
+      const body = held;
+      held = undefined;
+      try {
+        if (this.options.stopper.stopped) return;
+        await this.validate(stored, file, body);
+      } finally {
+        this.heldForCheck -= size;
+      }
     });
     // Observed here so a failure stops the run at once instead of waiting for drain().
     validation.catch((error: unknown) => this.options.stopper.stop(error));
     this.pendingChecks.push(validation);
+  }
+
+  /** Validates one stored file (from `content` when the body is still in memory) into its entry. */
+  private async validate(stored: JournalFile, file: string, content: Uint8Array | undefined): Promise<void> {
+    const check = await checkBody(stored.kind, file, stored.bytes, content);
+    this.entries.set(stored.path, {
+      ...stored,
+      records: check.records,
+      issues: check.issues,
+      issues_total: check.issuesTotal,
+      unknown_keys: check.unknownKeys,
+    });
   }
 
   /** Waits for every queued validation; rethrows what stopped the run, if anything did. */
@@ -212,35 +255,56 @@ export class FileStore {
     return previous;
   }
 
-  private async copyFromSince(
+  /** `--since`: PREV's unchanged file linked (or copied) into place; undefined to fetch instead. */
+  private async shareFromSince(
     target: FetchTarget,
     file: string,
     options: ObtainOptions,
-  ): Promise<JournalFile | undefined> {
-    const reuse = options.reuse;
-    if (!reuse) return undefined;
-    const digest = await copyFileVerified(reuse.source, file, reuse.file.sha256, { syncDir: false });
-    if (!digest) return undefined;
-    this.options.progress.reused(digest.bytes);
+  ): Promise<Taken | undefined> {
+    const { previous, link } = this.options;
+    if (!options.reuse || !previous) return undefined;
+    const shared = await shareFromPrevious(previous, options.reuse, file, link);
+    if (!shared) return undefined;
+    this.options.progress.reused(shared.digest.bytes);
+    const entry = options.reuse.file;
     return {
-      ...this.base(target, options),
-      sha256: digest.sha256,
-      bytes: digest.bytes,
-      status: reuse.file.status,
-      fetched_at: reuse.file.fetched_at,
-      reused_from: { snapshot_id: reuse.snapshotId, sha256: reuse.file.sha256 },
+      file: {
+        ...this.base(target, options),
+        sha256: shared.digest.sha256,
+        bytes: shared.digest.bytes,
+        status: entry.status,
+        fetched_at: entry.fetched_at,
+        reused_from: { snapshot_id: previous.snapshotId, sha256: entry.sha256 },
+        stored: shared.stored,
+        ...(shared.stored === 'linked' ? { linked_from: previous.snapshotId } : {}),
+      },
+      validation: shared.validation,
     };
   }
 
-  private async fetch(target: FetchTarget, file: string, options: ObtainOptions): Promise<JournalFile> {
-    const body = await fetchToFile(this.options.client, target.request, file);
+  private async fetch(target: FetchTarget, file: string, options: ObtainOptions): Promise<Taken> {
+    const { previous, link } = this.options;
+    const same: { linked: boolean; validation?: Validation | undefined } = { linked: false };
+    const body = await fetchToFile(this.options.client, target.request, file, {
+      beforeCommit: async (digest) => {
+        const linked = await linkIdenticalPrevious(previous, target.file, digest, file, link);
+        if (linked) Object.assign(same, { linked: true, validation: linked.validation });
+        return same.linked;
+      },
+    });
     this.options.progress.done(body.bytes);
     return {
-      ...this.base(target, options),
-      sha256: body.sha256,
-      bytes: body.bytes,
-      status: body.status,
-      fetched_at: this.options.now().toISOString(),
+      file: {
+        ...this.base(target, options),
+        sha256: body.sha256,
+        bytes: body.bytes,
+        status: body.status,
+        fetched_at: this.options.now().toISOString(),
+        stored: same.linked ? 'linked' : 'fetched',
+        ...(same.linked && previous ? { linked_from: previous.snapshotId } : {}),
+      },
+      validation: same.validation,
+      content: body.content,
     };
   }
 

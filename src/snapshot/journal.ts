@@ -64,11 +64,18 @@ export async function startJournal(
   const handle: FileHandle = await open(file, 'a');
   let queue: Promise<void> = Promise.resolve();
   let closed = false;
+  // Lines that arrive while a write is under way go out together in the next one: one write per
+  // burst instead of one thread-pool round trip per file. Each append still resolves only once its
+  // line is written.
+  let pending: string[] = [];
   return {
     append(entry) {
-      const line = JSON.stringify({ type: 'file', file: entry }) + '\n';
+      pending.push(JSON.stringify({ type: 'file', file: entry }) + '\n');
+      if (pending.length > 1) return queue;
       queue = queue.then(async () => {
-        if (!closed) await handle.write(line);
+        const lines = pending;
+        pending = [];
+        if (!closed) await handle.write(lines.join(''));
       });
       return queue;
     },

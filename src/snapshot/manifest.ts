@@ -13,8 +13,19 @@ import { z } from 'zod';
 /** The manifest's file name in a snapshot directory, written last. */
 export const MANIFEST_FILE = 'manifest.json';
 
-export const FileKindSchema = z.enum(['config', 'evaluations_page', 'project_summary', 'trials', 'finding']);
+export const FileKindSchema = z.enum([
+  'config',
+  'evaluations_page',
+  'project_summary',
+  'trials',
+  'finding',
+  'risk_acceptances',
+]);
 export type FileKind = z.infer<typeof FileKindSchema>;
+
+/** How a file's bytes got into the snapshot directory (see ManifestFile.stored). */
+export const FileStorageSchema = z.enum(['fetched', 'copied', 'linked']);
+export type FileStorage = z.infer<typeof FileStorageSchema>;
 
 export const SchemaIssueSchema = z.object({ path: z.string(), message: z.string(), code: z.string() });
 
@@ -48,8 +59,18 @@ export const ManifestFileSchema = z.object({
   assessment_id: z.string().optional(),
   finding_id: z.string().optional(),
   page: z.int().optional(),
-  /** Set when the file was copied from an earlier snapshot instead of fetched (`--since`). */
+  /** Set when the file was taken from an earlier snapshot instead of fetched (`--since`). */
   reused_from: z.object({ snapshot_id: z.string(), sha256: z.string() }).optional(),
+  /**
+   * How the bytes are on disk (absent in manifests written before sharing existed): `fetched` — written
+   * by this run (from its response, or a finding from the triage journal); `copied` — an own copy of an earlier snapshot's file (linking was
+   * impossible, e.g. another filesystem); `linked` — a hard link to the same bytes in `linked_from`
+   * (taken with `--since`, or fetched and found identical). A link shares the inode, not a dependency:
+   * deleting the earlier snapshot leaves this one whole.
+   */
+  stored: FileStorageSchema.optional(),
+  /** With `stored: "linked"`: the snapshot whose file this one shares. */
+  linked_from: z.string().optional(),
   /**
    * Trial files: the assessment's `updated_at` and `status` in the summary the list was fetched for.
    * `--since` reuses the file in a later snapshot only when both are unchanged and the status is final.

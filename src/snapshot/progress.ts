@@ -7,6 +7,7 @@
  * the ETA is a rate estimate over what is known so far.
  */
 import cliProgress from 'cli-progress';
+import { formatBytes } from './disk-usage.js';
 
 /** Requests done of the total, bytes, retries, failures and reused files so far. */
 export interface ProgressCounts {
@@ -46,11 +47,6 @@ export interface ProgressOptions {
   intervalSeconds?: number;
   /** Monotonic clock in ms for the elapsed time shown; default Date.now. */
   monotonicNow?: () => number;
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 function formatSeconds(seconds: number): string {

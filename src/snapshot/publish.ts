@@ -11,10 +11,11 @@
  * snapshot id is either absent or finished. `--resume` of a `.partial` that already holds a manifest
  * checks it and finishes these steps (see resume.ts).
  */
-import { readdir, rename, rm } from 'node:fs/promises';
+import { open, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import pLimit from 'p-limit';
 import { JOURNAL_FILE } from './journal.js';
-import { MANIFEST_FILE, type Manifest } from './manifest.js';
+import { MANIFEST_FILE, type Manifest, type ManifestFile } from './manifest.js';
 import { syncDirectory, writeFileAtomic } from './write-atomic.js';
 
 /** The steps of `publishSnapshot`, in order; each is durable once reported. */
@@ -52,6 +53,35 @@ async function sweepUnlisted(dir: string, listed: ReadonlySet<string>): Promise<
   return [...directories];
 }
 
+/** Files fsynced at once when publishing: enough to keep the disk queue full, few enough handles. */
+const SYNC_CONCURRENCY = 16;
+
+/**
+ * fsyncs the data of every listed file this run wrote. Data files are renamed into place without an
+ * fsync each (one per request kept the thread pool busy with disk flushes while requests waited);
+ * here they are made durable together, before the manifest vouches for them. Linked files are
+ * skipped: their bytes were made durable when the earlier snapshot was published, and the link itself
+ * is a directory entry, made durable by the directory fsyncs that follow.
+ */
+async function syncDataFiles(dir: string, files: readonly ManifestFile[]): Promise<void> {
+  const limit = pLimit(SYNC_CONCURRENCY);
+  await Promise.all(
+    files
+      .filter((file) => file.stored !== 'linked')
+      .map((file) =>
+        limit(async () => {
+          const target = path.join(dir, file.path);
+          const handle = await open(target, 'r');
+          try {
+            await handle.sync();
+          } finally {
+            await handle.close();
+          }
+        }),
+      ),
+  );
+}
+
 /**
  * The tail of publishing, shared with `--resume` of a `.partial` whose manifest is already written:
  * drop the journal, then rename `partialDir` to `finalDir` and make the rename durable.
@@ -81,6 +111,7 @@ export async function publishSnapshot(
 ): Promise<void> {
   const listed = new Set(manifest.files.map((file) => file.path));
   const directories = await sweepUnlisted(partialDir, listed);
+  await syncDataFiles(partialDir, manifest.files);
   // Data files were renamed into place without a directory fsync each; one fsync per directory here
   // makes all of them durable before the manifest vouches for them.
   for (const directory of directories.sort().reverse()) await syncDirectory(directory);

@@ -33,6 +33,7 @@ import type { FileStore, RunStopper } from './file-store.js';
 import type { Manifest, ManifestWarning } from './manifest.js';
 import type { ProgressReporter } from './progress.js';
 import { reusableTrialFile, type PreviousSnapshot } from './since.js';
+import { RISK_ACCEPTANCES_FILE } from './risk-acceptances-file.js';
 import { readTriagedFindings } from './triage-findings.js';
 import { writeFileAtomic } from './write-atomic.js';
 
@@ -280,7 +281,7 @@ class TrialLists {
       this.tasks.push(
         store.obtain(target, undefined, {
           extra: { assessment_updated_at: assessment.updatedAt, assessment_status: assessment.status },
-          ...(reusable && previous ? { reuse: { ...reusable, snapshotId: previous.snapshotId } } : {}),
+          ...(reusable ? { reuse: reusable } : {}),
         }),
       );
     }
@@ -347,7 +348,7 @@ async function findings(
     const file = store.resolve(relative);
     await store.ensureDir(file);
     const body = Buffer.from(JSON.stringify(finding.finding, null, 2) + '\n', 'utf8');
-    await writeFileAtomic(file, body, { syncDir: false });
+    await writeFileAtomic(file, body, { syncDir: false, syncFile: false });
     await store.record({
       path: relative,
       kind: 'finding',
@@ -357,6 +358,22 @@ async function findings(
       status: finding.httpStatus,
       fetched_at: finding.time,
       finding_id: finding.findingId,
+      stored: 'fetched',
+    });
+  }
+  if (triaged.acceptances.length > 0) {
+    const file = store.resolve(RISK_ACCEPTANCES_FILE);
+    await store.ensureDir(file);
+    const body = Buffer.from(JSON.stringify(triaged.acceptances, null, 2) + '\n', 'utf8');
+    await writeFileAtomic(file, body, { syncDir: false });
+    await store.record({
+      path: RISK_ACCEPTANCES_FILE,
+      kind: 'risk_acceptances',
+      sha256: createHash('sha256').update(body).digest('hex'),
+      bytes: body.byteLength,
+      request: null,
+      status: 200,
+      fetched_at: triaged.acceptances.reduce((max, a) => (a.accepted_at > max ? a.accepted_at : max), ''),
     });
   }
 }

@@ -10,7 +10,7 @@
  *     │                 → project ids, total_changed / duplicate_id warnings
  *  3 summaries ──────── --project keys, then job project ids not already covered (404 → warning)
  *     │
- *  4 trials ─────────── every assessment of every summary (reuse: journal ▸ --since ▸ fetch)
+ *  4 trials ─────────── every assessment of every summary (reuse: journal ▸ --since link ▸ fetch)
  *     │                 → possibly_truncated when a list is exactly --trials-limit long
  *  5 findings ───────── latest FindingDetail per finding from the triage journal (--journal)
  *     │
@@ -49,6 +49,7 @@ import {
   type JournalHeader,
   type JournalWriter,
 } from './journal.js';
+import type { LinkFunction } from './link-file.js';
 import type { Manifest } from './manifest.js';
 import { createProgress, type ProgressReporter } from './progress.js';
 import { prepareResume, type ResumePoint } from './resume.js';
@@ -78,7 +79,10 @@ export interface SnapshotOptions {
   trialsLimit?: number | undefined;
   /** Ask only for jailbreak trials. Default false. */
   jailbreaksOnly?: boolean | undefined;
-  /** A previous snapshot whose unchanged trial lists are copied instead of fetched. */
+  /**
+   * A previous snapshot whose unchanged trial lists are hard-linked (copied where linking is
+   * impossible) instead of fetched; fetched files identical to its files are linked too.
+   */
   since?: string | undefined;
   /** An unfinished (`.partial`) or partial snapshot to continue. Its recorded options apply. */
   resume?: string | undefined;
@@ -102,6 +106,8 @@ export interface SnapshotEffects {
   signal?: AbortSignal;
   /** Progress sink. Default: silent. */
   progress?: ProgressReporter;
+  /** Hard-link implementation for sharing `--since` files. Default: fs.link. */
+  link?: LinkFunction;
   /**
    * Called once the working `<id>.partial` directory exists (new or resumed): where a run that stops
    * can be continued from with `resume`. The CLI uses it to print its resume command.
@@ -269,6 +275,8 @@ export async function takeSnapshot(
     now,
     concurrency,
     finished,
+    previous,
+    link: effects.link,
   });
   const context: PhaseContext = {
     org: options.org,

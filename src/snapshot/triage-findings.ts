@@ -7,6 +7,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { CliError } from '../errors.js';
+import { acceptanceOfLine, type AcceptanceRecord } from './risk-acceptances-file.js';
 
 export interface TriagedFinding {
   findingId: string;
@@ -19,6 +20,8 @@ export interface TriagedFinding {
 
 export interface TriagedFindings {
   findings: TriagedFinding[];
+  /** The newest dated risk acceptance per finding, sorted by finding id. */
+  acceptances: AcceptanceRecord[];
   /** Lines that were not valid JSON or not airt-triage/1 records. */
   skippedLines: number;
 }
@@ -37,6 +40,7 @@ export async function readTriagedFindings(
   workspace: string,
 ): Promise<TriagedFindings> {
   const latest = new Map<string, TriagedFinding>();
+  const accepted = new Map<string, AcceptanceRecord>();
   let skippedLines = 0;
   const stream = createReadStream(file, { encoding: 'utf8' });
   const opened = new Promise<void>((resolve, reject) => {
@@ -65,6 +69,11 @@ export async function readTriagedFindings(
     }
     if (data.org !== org || data.workspace !== workspace || !isRecord(data.finding)) continue;
     const time = typeof data.time === 'string' ? data.time : '';
+    const acceptance = acceptanceOfLine(data);
+    const previousAcceptance = accepted.get(data.finding_id);
+    if (acceptance && !(previousAcceptance && previousAcceptance.accepted_at > time)) {
+      accepted.set(data.finding_id, acceptance);
+    }
     const previous = latest.get(data.finding_id);
     if (previous && previous.time > time) continue;
     latest.set(data.finding_id, {
@@ -77,5 +86,8 @@ export async function readTriagedFindings(
   const findings = [...latest.values()].sort((a, b) =>
     a.findingId < b.findingId ? -1 : a.findingId > b.findingId ? 1 : 0,
   );
-  return { findings, skippedLines };
+  const acceptances = [...accepted.values()].sort((a, b) =>
+    a.finding_id < b.finding_id ? -1 : a.finding_id > b.finding_id ? 1 : 0,
+  );
+  return { findings, acceptances, skippedLines };
 }

@@ -2,6 +2,9 @@
  * `verify`: proves a snapshot directory is exactly what its manifest says. Every listed file is
  * re-hashed, every file on disk must be listed, and the root hash is recomputed from the manifest's
  * file list, so a changed body, a deleted or added file, and an edited manifest are all caught.
+ * Files shared with other snapshots by hard link (`stored: "linked"`) are re-hashed like any other:
+ * a snapshot is verified on its own, whatever became of the snapshot it shares files with, and the
+ * trust `--since` places in a previous manifest (see share-previous.ts) is checked here.
  *
  * Used by the CLI and by the warehouse loader and audit bundles, which need the structured result.
  */

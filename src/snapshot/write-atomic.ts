@@ -11,7 +11,8 @@ import path from 'node:path';
 
 const TEMP_SUFFIX = '.tmp';
 
-function tempPathFor(file: string): string {
+/** A fresh hidden temp name next to `file` (same directory, so a rename never crosses filesystems). */
+export function tempPathFor(file: string): string {
   return path.join(
     path.dirname(file),
     `.${path.basename(file)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`,
@@ -41,6 +42,13 @@ export async function syncDirectory(dir: string): Promise<void> {
 }
 
 export interface AtomicWriteOptions {
+  /**
+   * fsync the file before the rename (default true). The snapshot's data files pass false: they are
+   * fsynced together when the snapshot is published, before the manifest vouches for them (see
+   * publish.ts). Until then a power loss can at worst leave a file whose bytes differ from its
+   * journal line, and `--resume` re-hashes every file before it keeps one.
+   */
+  syncFile?: boolean;
   /**
    * fsync the directory after the rename (default true). Bulk writers pass false and sync each
    * directory once before they publish (the snapshot does so before writing its manifest).
@@ -78,7 +86,7 @@ export async function openAtomic(file: string): Promise<AtomicFile> {
       if (state !== 'open') throw new Error(`Atomic file ${file} already ${state}`);
       state = 'committed';
       try {
-        await handle.sync();
+        if (options.syncFile !== false) await handle.sync();
       } finally {
         await handle.close();
       }

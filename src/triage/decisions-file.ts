@@ -4,7 +4,8 @@
  * its row number: one bad row means the whole file is refused, because a half-applied file is harder
  * to reason about than a fixed one.
  *
- * Columns / keys: finding_id (required), finding_status, finding_type, severity, notes. An empty CSV
+ * Columns / keys: finding_id (required), finding_status, finding_type, severity, notes, and with
+ * finding_status accepted_risk a dated acceptance: accepted_until, acceptance_reason, accepted_by. An empty CSV
  * cell or an absent JSON key leaves that field unchanged. CSV is read with a real parser, so notes may
  * hold quotes, commas and newlines.
  */
@@ -13,6 +14,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { UsageError } from '../errors.js';
 import { terminalSafe } from './terminal-text.js';
+import { ACCEPTANCE_FIELDS, defaultOwner } from './risk-acceptance.js';
 import {
   isUuid,
   TRIAGE_FIELDS,
@@ -57,7 +59,7 @@ export class DecisionsFileError extends UsageError {
   }
 }
 
-const COLUMNS = ['finding_id', ...TRIAGE_FIELDS] as const;
+const COLUMNS = ['finding_id', ...TRIAGE_FIELDS, ...ACCEPTANCE_FIELDS] as const;
 const MAX_SHOWN_PROBLEMS = 200;
 
 /** Picks the format from the file name: `.csv` or `.json`. */
@@ -81,7 +83,12 @@ export async function readDecisionsFile(file: string, cwd: string): Promise<Deci
 }
 
 /** Parses decisions text of a known format; `file` only names it in messages. */
-export function parseDecisions(text: string, format: DecisionsFormat, file: string): DecisionsFile {
+export function parseDecisions(
+  text: string,
+  format: DecisionsFormat,
+  file: string,
+  owner: string = defaultOwner(),
+): DecisionsFile {
   const raw = format === 'csv' ? readCsvRows(text, file) : readJsonRows(text, file);
   const problems = [...raw.problems];
   const rows: DecisionRow[] = [];
@@ -92,7 +99,7 @@ export function parseDecisions(text: string, format: DecisionsFormat, file: stri
     const id = candidate.findingId.trim().toLowerCase();
     const earlier = isUuid(id) ? firstRowOf.get(id) : undefined;
     if (isUuid(id) && earlier === undefined) firstRowOf.set(id, candidate.row);
-    const result = validateTriageChange(candidate.findingId, candidate.input);
+    const result = validateTriageChange(candidate.findingId, candidate.input, { owner });
     if (!result.ok) {
       for (const problem of result.problems) problems.push({ ...where, message: describe(problem) });
     }
@@ -168,7 +175,7 @@ function readCsvRows(text: string, file: string): RawRows {
     }
     const cells = new Map(columns.map((name, i) => [name, record[i] ?? '']));
     const input: TriageInput = {};
-    for (const field of TRIAGE_FIELDS) {
+    for (const field of [...TRIAGE_FIELDS, ...ACCEPTANCE_FIELDS]) {
       const cell = cells.get(field);
       if (cell !== undefined && cell !== '') input[field] = cell;
     }

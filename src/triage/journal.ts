@@ -15,7 +15,9 @@
  * {"journal":"airt-triage/1","time":"…Z","org":"acme","workspace":"main","finding_id":"uuid",
  *  "request":{…fields sent…},"outcome":"sending|applied|failed|outcome_unknown","http_status":200|null,
  *  "error":null|"message","finding":{…FindingDetail…}|null,"source":"cli|apply:<file>#<row>"}
- * plus `"warning":"…"` only on an applied change whose response did not match the schema. Readers that
+ * plus `"warning":"…"` only on an applied change whose response did not match the schema, and
+ * `"acceptance":{"owner","reason","until"}` on a change that set accepted_risk with a dated acceptance
+ * (risk-acceptance.ts; the service gets only the status and notes). Readers that
  * only load applied changes (warehouse, snapshot findings) skip "sending" lines like failed ones.
  */
 import { mkdir, open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
@@ -25,6 +27,7 @@ import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { CliError } from '../errors.js';
 import type { UpdateFindingRequest } from '../api/schemas.js';
+import type { RiskAcceptance } from './risk-acceptance.js';
 import { canonicalRequest } from './triage-request.js';
 
 /** The triage journal's format (JSON Lines). */
@@ -61,6 +64,8 @@ export interface JournalEntry {
   source: string;
   /** Present only when the change was applied but the response did not match the schema. */
   warning?: string;
+  /** A dated risk acceptance that came with the change (never sent to the service). */
+  acceptance?: RiskAcceptance;
 }
 
 const JournalEntrySchema = z.looseObject({
@@ -76,6 +81,7 @@ const JournalEntrySchema = z.looseObject({
   finding: z.unknown(),
   source: z.string(),
   warning: z.string().optional(),
+  acceptance: z.strictObject({ owner: z.string(), reason: z.string(), until: z.string() }).optional(),
 });
 
 /** Serializes an entry with the contract's key order; one line, newline-terminated. */
@@ -94,6 +100,10 @@ export function formatJournalLine(entry: JournalEntry): string {
     source: entry.source,
   };
   if (entry.warning !== undefined) ordered.warning = entry.warning;
+  if (entry.acceptance !== undefined) {
+    const { owner, reason, until } = entry.acceptance;
+    ordered.acceptance = { owner, reason, until };
+  }
   return `${JSON.stringify(ordered)}\n`;
 }
 

@@ -7,7 +7,14 @@ import path from 'node:path';
 import { csvText } from '../csv-text.js';
 import { writeOutputFile } from '../output-file.js';
 import type { DecisionRow, DecisionsFile } from './decisions-file.js';
+import { ACCEPTANCE_FIELDS, type AcceptanceField } from './risk-acceptance.js';
 import { TRIAGE_FIELDS } from './triage-request.js';
+
+/** A row's acceptance as decision-file cells (the columns appear only when some row has one). */
+function acceptanceCells(row: DecisionRow): Record<AcceptanceField, string> {
+  const a = row.acceptance;
+  return { accepted_until: a?.until ?? '', acceptance_reason: a?.reason ?? '', accepted_by: a?.owner ?? '' };
+}
 
 /** `decisions.csv` → `decisions.remaining.csv`; a remaining file maps to itself. */
 export function remainingRowsPath(file: string): string {
@@ -30,10 +37,12 @@ export async function writeRemainingRows(
 }
 
 function toCsv(rows: readonly DecisionRow[]): string {
-  const columns = ['finding_id', ...TRIAGE_FIELDS];
+  const dated = rows.some((row) => row.acceptance !== undefined);
+  const columns = ['finding_id', ...TRIAGE_FIELDS, ...(dated ? ACCEPTANCE_FIELDS : [])];
   const records = rows.map((row) => [
     row.findingId,
     ...TRIAGE_FIELDS.map((field) => row.request[field] ?? ''),
+    ...(dated ? ACCEPTANCE_FIELDS.map((field) => acceptanceCells(row)[field]) : []),
   ]);
   // RFC 4180, without the formula guard: this file is read back as decisions and must stay exact.
   return csvText([columns, ...records]);
@@ -46,6 +55,7 @@ function toJson(rows: readonly DecisionRow[]): string {
       const value = row.request[field];
       if (value !== undefined && value !== null) object[field] = value;
     }
+    if (row.acceptance !== undefined) Object.assign(object, acceptanceCells(row));
     return object;
   });
   return `${JSON.stringify(objects, null, 2)}\n`;

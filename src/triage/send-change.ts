@@ -63,6 +63,7 @@ export function sendingEntry(
     error: null,
     finding: null,
     source,
+    ...(change.acceptance === undefined ? {} : { acceptance: change.acceptance }),
   };
 }
 
@@ -82,6 +83,7 @@ export async function sendTriageChange(
     finding_id: change.findingId,
     request,
     source,
+    ...(change.acceptance === undefined ? {} : { acceptance: change.acceptance }),
   } as const;
   const entry = (
     fields: Pick<JournalEntry, 'outcome' | 'http_status' | 'error' | 'finding'> & { warning?: string },

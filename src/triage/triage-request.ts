@@ -10,6 +10,7 @@ import {
   SeveritySchema,
   type UpdateFindingRequest,
 } from '../api/schemas.js';
+import { validateAcceptance, type AcceptanceField, type RiskAcceptance } from './risk-acceptance.js';
 
 /** The request fields a triage change may set, in the order they are shown and stored. */
 export const TRIAGE_FIELDS = ['finding_status', 'finding_type', 'severity', 'notes'] as const;
@@ -23,17 +24,19 @@ export const TRIAGE_ENUMS = {
 } as const satisfies Partial<Record<TriageField, readonly string[]>>;
 
 /** Unvalidated input: flag values or decision-file cells. `undefined` means "leave unchanged". */
-export type TriageInput = Partial<Record<TriageField, string | undefined>>;
+export type TriageInput = Partial<Record<TriageField | AcceptanceField, string | undefined>>;
 
 /** A change that passed every local check: a UUID (lower-cased) and a non-empty request body. */
 export interface ValidTriageChange {
   findingId: string;
   request: UpdateFindingRequest;
+  /** A dated acceptance (with finding_status accepted_risk): journaled, never sent to the service. */
+  acceptance?: RiskAcceptance;
 }
 
 /** One problem: with the finding id, with one request field, or with the change as a whole. */
 export interface TriageProblem {
-  field: TriageField | 'finding_id' | 'change';
+  field: TriageField | AcceptanceField | 'finding_id' | 'change';
   message: string;
 }
 
@@ -52,6 +55,7 @@ export function isUuid(value: string): boolean {
 export function validateTriageChange(
   findingId: string,
   input: TriageInput,
+  options: { owner?: string } = {},
 ): { ok: true; change: ValidTriageChange } | { ok: false; problems: TriageProblem[] } {
   const problems: TriageProblem[] = [];
   const id = findingId.trim();
@@ -76,6 +80,8 @@ export function validateTriageChange(
     }
   }
   if (input.notes !== undefined) request.notes = input.notes;
+  const accepted = validateAcceptance(input.finding_status, input, options.owner);
+  problems.push(...accepted.problems);
 
   if (Object.keys(request).length === 0 && !problems.some((p) => p.field !== 'finding_id')) {
     problems.push({
@@ -84,7 +90,14 @@ export function validateTriageChange(
     });
   }
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, change: { findingId: id.toLowerCase(), request } };
+  return {
+    ok: true,
+    change: {
+      findingId: id.toLowerCase(),
+      request,
+      ...(accepted.acceptance === undefined ? {} : { acceptance: accepted.acceptance }),
+    },
+  };
 }
 
 /** The request's fields in a fixed order, so identical changes serialize to identical bytes. */

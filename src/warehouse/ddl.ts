@@ -14,6 +14,7 @@ import { VERSION } from '../version.js';
 import { inTransaction, scalarNumber } from './db.js';
 import { sqlType, TABLES, type ColumnDef, type TableDef } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
+import { MIGRATION_V8 } from './migration-v8.js';
 import { knownViewNames, viewStatements } from './views.js';
 
 interface Migration {
@@ -116,6 +117,19 @@ const MIGRATIONS: readonly Migration[] = [
       'latest_findings is one row per finding with its current triage status; the raw rows of every origin are latest_finding_rows; views recreated',
     statements: () => [],
   },
+  {
+    version: 7,
+    description:
+      "snapshot_files (every manifest file's sha256, for evidence in exports) and risk_acceptances (dated acceptances from the triage journal; an expired one leaves the finding open)",
+    statements: () => [
+      `CREATE TABLE IF NOT EXISTS snapshot_files (snapshot_id VARCHAR, path VARCHAR, kind VARCHAR, sha256 VARCHAR,
+        bytes BIGINT, request_path VARCHAR, ordinal BIGINT)`,
+      `CREATE TABLE IF NOT EXISTS risk_acceptances (snapshot_id VARCHAR, origin VARCHAR, org VARCHAR, workspace VARCHAR,
+        attack_run_id VARCHAR, accepted_by VARCHAR, reason VARCHAR, accepted_until VARCHAR, expires_at TIMESTAMPTZ,
+        accepted_at TIMESTAMPTZ, journal_source VARCHAR, ordinal BIGINT)`,
+    ],
+  },
+  MIGRATION_V8,
 ];
 
 /** The warehouse schema version this release creates and reads. */

@@ -13,9 +13,11 @@ import { JOURNAL_FORMAT } from '../triage/journal.js';
 import { appendRows, inTransaction, openWarehouse } from './db.js';
 import { ensureSchema } from './ddl.js';
 import { collectFindingDetail } from './finding-rows.js';
+import { acceptanceOfLine, type AcceptanceRecord } from '../snapshot/risk-acceptances-file.js';
+import { acceptanceValues } from './acceptance-rows.js';
 import { MalformedJsonError, parseJsonText } from './json-file.js';
 import { isPlainObject, RowCollector, warningRows } from './row-builder.js';
-import { FINDINGS, LOAD_WARNINGS, REVIEW_EVENTS } from './schema.js';
+import { FINDINGS, LOAD_WARNINGS, REVIEW_EVENTS, RISK_ACCEPTANCES } from './schema.js';
 
 /** What loadTriageJournal added from a triage journal. */
 export interface JournalLoadResult {
@@ -37,6 +39,10 @@ interface JournalLine {
   time: string | null;
   source: string | null;
   finding: unknown;
+  org: string | null;
+  workspace: string | null;
+  /** The dated risk acceptance the change carried, if any. */
+  acceptance: AcceptanceRecord | null;
 }
 
 function parseJournal(
@@ -77,6 +83,9 @@ function parseJournal(
       time: typeof entry.time === 'string' ? entry.time : null,
       source: typeof entry.source === 'string' ? entry.source : null,
       finding: entry.finding,
+      org: typeof entry.org === 'string' ? entry.org : null,
+      workspace: typeof entry.workspace === 'string' ? entry.workspace : null,
+      acceptance: acceptanceOfLine(entry),
     });
   });
   return { applied, lines, notApplied };
@@ -159,8 +168,22 @@ export async function loadJournalInto(
         seenEvents,
         sink,
       );
+      if (line.acceptance !== null) {
+        sink.addValues(
+          RISK_ACCEPTANCES,
+          acceptanceValues(line.acceptance, {
+            snapshotId: null,
+            origin: 'journal',
+            manifest: null,
+            org: line.org,
+            workspace: line.workspace,
+            ordinal: line.lineNo,
+          }),
+        );
+      }
       loaded++;
     }
+    await appendRows(conn, RISK_ACCEPTANCES, sink.rows.get(RISK_ACCEPTANCES.name) ?? []);
     await appendRows(conn, FINDINGS, sink.rows.get(FINDINGS.name) ?? []);
     await appendRows(conn, REVIEW_EVENTS, sink.rows.get(REVIEW_EVENTS.name) ?? []);
     const journalWarnings = [

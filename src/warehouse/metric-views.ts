@@ -94,19 +94,40 @@ FROM assessments a JOIN snapshots s ON s.snapshot_id = a.snapshot_id
 LEFT JOIN warned w ON w.snapshot_id = a.snapshot_id AND w.project_key = a.project_key AND w.assessment_id = a.assessment_id
 LEFT JOIN runs r ON r.snapshot_id = a.snapshot_id AND r.project_key = a.project_key AND r.assessment_id = a.assessment_id`;
 
-/** One row per finding (attack run) of an analyzed assessment, with its current triage state. */
+/**
+ * One row per finding (attack run) of an analyzed assessment, with its current triage state. A finding
+ * whose status is accepted_risk with a dated acceptance (risk_acceptances, from the triage journal)
+ * is `accepted` (not open) until the acceptance expires, judged at the snapshot's fetch time so the
+ * same snapshot always reads the same; from then on it is `expired` and open again, its status shown
+ * as open. An accepted_risk without a dated acceptance stays open, as before acceptances had dates.
+ */
 const METRIC_FINDINGS = `
 CREATE OR REPLACE VIEW metric_findings AS
+WITH acceptance AS (
+  SELECT * FROM risk_acceptances WHERE attack_run_id IS NOT NULL
+  QUALIFY row_number() OVER (PARTITION BY attack_run_id
+    ORDER BY accepted_at DESC NULLS LAST, origin DESC, snapshot_id DESC NULLS LAST, ordinal DESC) = 1
+), judged AS (
+  SELECT r.*, t.finding_status AS triage_status, t.severity AS triage_severity,
+         acc.accepted_by, acc.reason AS acceptance_reason, acc.accepted_until, acc.expires_at, acc.accepted_at,
+         CASE WHEN acc.attack_run_id IS NULL THEN NULL
+              WHEN s.fetched_at >= acc.expires_at THEN 'expired' ELSE 'accepted' END AS acceptance_state
+  FROM attack_runs r
+  JOIN snapshots s ON s.snapshot_id = r.snapshot_id
+  LEFT JOIN finding_triage t ON t.attack_run_id = r.attack_run_id
+  LEFT JOIN acceptance acc ON acc.attack_run_id = lower(r.attack_run_id) AND t.finding_status = 'accepted_risk'
+)
 SELECT r.snapshot_id, m.org, m.workspace, r.project_id, r.project_key, r.assessment_id, m.assessment_name,
        r.attack_run_id, r.attack_name, r.goal, r.goal_category, r.best_score,
        ${severityOf('r.best_score')} AS scored_severity,
-       coalesce(lower(t.severity), ${severityOf('r.best_score')}) AS severity,
-       coalesce(t.finding_status, 'open') AS finding_status,
-       coalesce(t.finding_status, 'open') NOT IN ${closed} AS is_open,
-       NOT m.findings_excluded AS counted, r.risk_domain
-FROM attack_runs r
+       coalesce(lower(r.triage_severity), ${severityOf('r.best_score')}) AS severity,
+       CASE WHEN r.acceptance_state = 'expired' THEN 'open' ELSE coalesce(r.triage_status, 'open') END AS finding_status,
+       CASE WHEN r.acceptance_state = 'accepted' THEN false
+            ELSE coalesce(r.triage_status, 'open') NOT IN ${closed} END AS is_open,
+       NOT m.findings_excluded AS counted, r.risk_domain,
+       r.acceptance_state, r.accepted_by, r.acceptance_reason, r.accepted_until, r.expires_at, r.accepted_at
+FROM judged r
 JOIN metric_assessments m ON m.snapshot_id = r.snapshot_id AND m.project_key = r.project_key AND m.assessment_id = r.assessment_id
-LEFT JOIN finding_triage t ON t.attack_run_id = r.attack_run_id
 WHERE m.analyzed`;
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;

@@ -25,8 +25,11 @@ export interface TableDef {
   name: string;
   /** One line: what a row is. */
   doc: string;
-  /** project: has project_id/project_key and gets a `latest_<name>` view. */
-  scope: 'snapshot' | 'project';
+  /**
+   * project: has project_id/project_key and gets a `latest_<name>` view. content: storage shared by
+   * snapshots (no snapshot_id), read through a view that has one.
+   */
+  scope: 'snapshot' | 'project' | 'content';
   columns: ColumnDef[];
 }
 

@@ -1,12 +1,27 @@
 /**
- * Trials and what hangs off them. A trial's tool calls and message parts are kept as lists in its row
+ * Trials and what hangs off them.
+
+ * Storage (schema version 7): trial rows are stored once per distinct trial file content, keyed by the
+ * file's content key (its sha256 from the verified manifest, see trial-content.ts), in trial_content;
+ * snapshot_trial_files maps each snapshot's trial files to their content, and trial_content_files holds
+ * one row per stored content with its counts. `trials` is a view joining the two, with the columns of
+ * TRIALS below: a night that changed nothing adds one small mapping row per file, no trial row.
+ * A trial's tool calls and message parts are kept as lists in its row
  * (tool_call_list, candidate_part_list, response_part_list) and read through the views
  * trial_tool_calls and message_parts (views.ts), one row per call or part, keyed by the trial: the
  * loader then writes each trial once, in the same statement that parses its file, instead of a stage
  * and two more tables (the million-trial snapshot: 12.9 s → 8.4 s). The views keep the contract of
  * one normalized row per element.
  */
-import { api, ASSESSMENT, ctx, projectTable, type ColumnType, type TableDef } from './schema-core.js';
+import {
+  api,
+  ASSESSMENT,
+  ctx,
+  projectTable,
+  SNAPSHOT,
+  type ColumnType,
+  type TableDef,
+} from './schema-core.js';
 
 /** One row per ToolCallEvidence of a trial (a view over trials.tool_call_list). */
 export const TRIAL_TOOL_CALLS: TableDef = projectTable(
@@ -118,6 +133,54 @@ export const TRIALS: TableDef = projectTable('trials', 'One row per trial of tri
   /** The response's parts unless implied; query message_parts. */
   ctx('response_part_list', 'MESSAGE_PART[]'),
 ]);
+
+/** The columns of a trial row that come from the snapshot file's context, not from its content. */
+export const TRIAL_CONTEXT_COLUMNS = ['snapshot_id', 'project_id', 'project_key', 'assessment_id'];
+
+/** Which stored content a file's trial rows are: see trial-content.ts for how the key is made. */
+const CONTENT_KEY = ctx('content_key', 'VARCHAR');
+
+/** The trial rows of every distinct trial file content, once: what `trials` reads through its view. */
+export const TRIAL_CONTENT: TableDef = {
+  name: 'trial_content',
+  doc: 'Storage: one row per trial of each distinct trial file content (query trials).',
+  scope: 'content',
+  columns: [CONTENT_KEY, ...TRIALS.columns.filter((c) => !TRIAL_CONTEXT_COLUMNS.includes(c.name))],
+};
+
+/** One row per distinct trial file content stored, with what a load needs without reading its rows. */
+export const TRIAL_CONTENT_FILES: TableDef = {
+  name: 'trial_content_files',
+  doc: 'Storage: one row per distinct trial file content in trial_content, with its counts.',
+  scope: 'content',
+  columns: [
+    CONTENT_KEY,
+    ctx('file_sha256', 'VARCHAR'),
+    /** vouched (fast path), strict (every value type-checked) or unverified (a forced load's file). */
+    ctx('read_path', 'VARCHAR'),
+    ctx('trials', 'BIGINT'),
+    ctx('trials_with_extra', 'BIGINT'),
+    ctx('tool_calls', 'BIGINT'),
+    ctx('message_parts', 'BIGINT'),
+    /** Values the file held that were stored altered (lone surrogates): replayed into altered_values. */
+    ctx('altered', 'JSON'),
+  ],
+};
+
+/** Which trial files each snapshot holds, and their content: the `trials` view joins this to content. */
+export const SNAPSHOT_TRIAL_FILES: TableDef = {
+  name: 'snapshot_trial_files',
+  doc: "One row per trial file of a snapshot: its assessment's project, its path and its content.",
+  scope: 'snapshot',
+  columns: [
+    SNAPSHOT,
+    ctx('project_id', 'VARCHAR'),
+    ctx('project_key', 'VARCHAR'),
+    ASSESSMENT,
+    ctx('path', 'VARCHAR'),
+    CONTENT_KEY,
+  ],
+};
 
 /** A column type as DuckDB DDL. */
 export function sqlType(type: ColumnType): string {

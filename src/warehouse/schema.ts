@@ -40,7 +40,15 @@ import {
   RISK_BY_DOMAIN,
   ANALYTICS_WARNINGS,
 } from './schema-summaries.js';
-import { MESSAGE_PARTS, TRIAL_TOOL_CALLS, TRIALS } from './schema-trials.js';
+import { RISK_ACCEPTANCES, SNAPSHOT_FILES } from './schema-evidence.js';
+import {
+  MESSAGE_PARTS,
+  SNAPSHOT_TRIAL_FILES,
+  TRIAL_CONTENT,
+  TRIAL_CONTENT_FILES,
+  TRIAL_TOOL_CALLS,
+  TRIALS,
+} from './schema-trials.js';
 
 export type { ColumnDef, ColumnType, TableDef } from './schema-core.js';
 export {
@@ -60,7 +68,15 @@ export {
   RISK_BY_DOMAIN,
   ANALYTICS_WARNINGS,
 } from './schema-summaries.js';
-export { MESSAGE_PARTS, TRIAL_TOOL_CALLS, TRIALS, sqlType } from './schema-trials.js';
+export {
+  MESSAGE_PARTS,
+  SNAPSHOT_TRIAL_FILES,
+  TRIAL_CONTENT,
+  TRIAL_CONTENT_FILES,
+  TRIAL_TOOL_CALLS,
+  TRIALS,
+  sqlType,
+} from './schema-trials.js';
 
 export const SNAPSHOTS: TableDef = {
   name: 'snapshots',
@@ -312,7 +328,9 @@ export const ALTERED_VALUES: TableDef = {
   ],
 };
 
-/** Every stored table, in load (and DDL) order. */
+export { RISK_ACCEPTANCES, SNAPSHOT_FILES };
+
+/** Every stored table, in load (and DDL) order. Trials are stored as SNAPSHOT_TRIAL_FILES and content. */
 export const TABLES: readonly TableDef[] = [
   SNAPSHOTS,
   PROJECTS,
@@ -331,19 +349,28 @@ export const TABLES: readonly TableDef[] = [
   RISK_BY_DOMAIN,
   FINDINGS,
   REVIEW_EVENTS,
-  TRIALS,
+  SNAPSHOT_TRIAL_FILES,
+  TRIAL_CONTENT_FILES,
+  TRIAL_CONTENT,
   EVALUATION_JOBS,
   EVALUATION_SKIPPED_MEMBERS,
   ANALYTICS_WARNINGS,
   SCHEMA_DRIFT,
   LOAD_WARNINGS,
   ALTERED_VALUES,
+  SNAPSHOT_FILES,
+  RISK_ACCEPTANCES,
 ];
 
 /**
- * What users query and export: the tables, with the views trial_tool_calls and message_parts (which
- * read trials) after trials.
+ * What users query and export (the table contract): the tables, with the views trials,
+ * trial_tool_calls and message_parts in place of the trial storage (snapshot_trial_files stays
+ * queryable but is not part of the contract).
  */
 export const RELATIONS: readonly TableDef[] = TABLES.flatMap((t) =>
-  t === TRIALS ? [TRIALS, TRIAL_TOOL_CALLS, MESSAGE_PARTS] : [t],
+  t === SNAPSHOT_TRIAL_FILES
+    ? [TRIALS, TRIAL_TOOL_CALLS, MESSAGE_PARTS]
+    : t === TRIAL_CONTENT || t === TRIAL_CONTENT_FILES
+      ? []
+      : [t],
 );

@@ -17,13 +17,16 @@ import {
   type AlteredValue,
   type TrialFileRepairs,
 } from './altered-values.js';
-import { appendRows, scalarNumber, type Row } from './db.js';
+import { appendRows, type Row } from './db.js';
 import { collectEvaluationPage } from './evaluation-rows.js';
 import { collectFindingDetail } from './finding-rows.js';
+import { AcceptanceFileSchema } from '../snapshot/risk-acceptances-file.js';
+import { acceptanceValues } from './acceptance-rows.js';
 import { readJsonFile } from './json-file.js';
 import { isPlainObject, RowCollector, warningRows, type LoadWarning } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
 import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
+import { contentIdentity, filesToRead, snapshotTrialCounts, storedContents } from './trial-content.js';
 import {
   loadTrialFiles,
   stageTrials,
@@ -37,9 +40,14 @@ import {
   LOAD_WARNINGS,
   MESSAGE_PARTS,
   RELATIONS,
+  RISK_ACCEPTANCES,
   SCHEMA_DRIFT,
+  SNAPSHOT_FILES,
+  SNAPSHOT_TRIAL_FILES,
   SNAPSHOTS,
   TABLES,
+  TRIAL_CONTENT,
+  TRIAL_CONTENT_FILES,
   TRIALS,
   TRIAL_TOOL_CALLS,
   type TableDef,
@@ -152,7 +160,7 @@ export class SnapshotLoad {
    * (dropTrialStage) whatever happens.
    */
   async stageTrials(): Promise<void> {
-    const files: StagedFiles[number][] = [];
+    const files: (StagedFiles[number] & { contentKey: string })[] = [];
     for (const [fileNo, file] of this.filesOf('trials').entries()) {
       const full = resolveInside(this.dir, file.path);
       // Only regular files: the stage may run before verification (which refuses anything else), and
@@ -165,13 +173,24 @@ export class SnapshotLoad {
           relPath: file.path,
           bytes: repaired?.bytes ?? file.bytes,
           vouched: this.isVouched(file),
+          contentKey: this.identityOf(file).contentKey,
         });
     }
+    // Only what the load will read: contents already stored are not staged (loadTrials() agrees).
+    const stored = await storedContents(
+      this.conn,
+      files.map((f) => f.contentKey),
+    );
     try {
-      await stageTrials(this.conn, files);
+      await stageTrials(this.conn, filesToRead(files, stored));
     } catch (error) {
       throw await trialReadFailure(error, this.dir);
     }
+  }
+
+  /** How the file's trial rows are stored and shared (trial-content.ts). */
+  private identityOf(file: ManifestFile) {
+    return contentIdentity(file, this.snapshotId, this.verifiedFiles.has(file.path), this.isVouched(file));
   }
 
   /**
@@ -229,11 +248,24 @@ export class SnapshotLoad {
         sink.addValues(SCHEMA_DRIFT, { snapshot_id: this.snapshotId, file_kind: kind, json_path: jsonPath });
       }
     }
+    // Every file with its hash, so exports cite the exact file behind a finding (OSCAL evidence).
+    manifest.files.forEach((file, ordinal) => {
+      sink.addValues(SNAPSHOT_FILES, {
+        snapshot_id: this.snapshotId,
+        path: file.path,
+        kind: file.kind,
+        sha256: file.sha256,
+        bytes: file.bytes,
+        request_path: file.request?.path ?? null,
+        ordinal,
+      });
+    });
     await this.loadSummaries();
     await this.loadEvaluations();
     await this.loadFindings();
+    await this.loadAcceptances();
     for (const table of TABLES) {
-      if (table === LOAD_WARNINGS || table === TRIALS || table === ALTERED_VALUES) continue;
+      if (table === LOAD_WARNINGS || table === ALTERED_VALUES || TRIAL_STORAGE.includes(table)) continue;
       await this.write(table, this.sink.rows.get(table.name) ?? []);
     }
     await this.loadTrials();
@@ -357,6 +389,28 @@ export class SnapshotLoad {
     }
   }
 
+  /** triage/acceptances.json: the dated risk acceptances the journal held when the snapshot was taken. */
+  private async loadAcceptances(): Promise<void> {
+    for (const file of this.filesOf('risk_acceptances')) {
+      const body = await this.readBody(file);
+      if (body === undefined) continue;
+      const parsed = AcceptanceFileSchema.safeParse(body);
+      const records = parsed.success ? parsed.data : [];
+      records.forEach((record, ordinal) => {
+        this.sink.addValues(
+          RISK_ACCEPTANCES,
+          acceptanceValues(record, {
+            snapshotId: this.snapshotId,
+            origin: 'snapshot',
+            manifest: this.manifest,
+            ordinal,
+          }),
+        );
+      });
+      this.checkCount(file, records.length);
+    }
+  }
+
   /** attack run id → project scope, from the attack_runs rows collected so far. */
   private attackRunScopes(): Map<string, { project_id: string | null; project_key: string | null }> {
     const at = (name: string): number => ATTACK_RUNS.columns.findIndex((c) => c.name === name);
@@ -374,9 +428,17 @@ export class SnapshotLoad {
     return map;
   }
 
+  /**
+   * The trial files: each one's content is stored once (trial-content.ts); a file whose content is
+   * already stored is only mapped to this snapshot, never read again.
+   */
   private async loadTrials(): Promise<void> {
     const files: TrialFile[] = [];
     const manifestFiles = this.filesOf('trials');
+    const stored = await storedContents(
+      this.conn,
+      manifestFiles.map((f) => this.identityOf(f).contentKey),
+    );
     for (const [fileNo, file] of manifestFiles.entries()) {
       const full = resolveInside(this.dir, file.path);
       const assessmentId = file.assessment_id ?? path.basename(file.path, '.json');
@@ -397,8 +459,11 @@ export class SnapshotLoad {
         );
         continue;
       }
+      const identity = this.identityOf(file);
       const repaired = this.repairs.files.get(file.path);
-      for (const value of repaired?.altered ?? [])
+      // A stored content replays the values it was stored with altered; a new one has them from its repair.
+      const altered = stored.get(identity.contentKey) ?? repaired?.altered ?? [];
+      for (const value of altered)
         this.altered.push({
           file: file.path,
           jsonPath: value.jsonPath,
@@ -407,6 +472,7 @@ export class SnapshotLoad {
           rowKey: { assessment_id: assessmentId, trial_ordinal: value.record },
         });
       files.push({
+        ...identity,
         fileNo,
         path: repaired?.path ?? full,
         relPath: file.path,
@@ -416,37 +482,34 @@ export class SnapshotLoad {
         projectKey: scope?.project_key ?? null,
         records: file.records,
         vouched: this.isVouched(file),
+        altered,
       });
     }
+    await appendRows(
+      this.conn,
+      SNAPSHOT_TRIAL_FILES,
+      files.map((f) => [this.snapshotId, f.projectId, f.projectKey, f.assessmentId, f.relPath, f.contentKey]),
+    );
+    const toRead = filesToRead(files, stored);
     try {
-      await loadTrialFiles(this.conn, this.snapshotId, files, (done, total) =>
+      await loadTrialFiles(this.conn, toRead, (done, total) =>
         this.progress({ type: 'trials', snapshotId: this.snapshotId, filesDone: done, filesTotal: total }),
       );
     } catch (error) {
       throw await trialReadFailure(error, this.dir);
     }
-    for (const table of [TRIALS, TRIAL_TOOL_CALLS, MESSAGE_PARTS]) {
-      const rows = await scalarNumber(
-        this.conn,
-        `SELECT count(*) FROM ${table.name} WHERE snapshot_id = $1`,
-        [this.snapshotId],
-      );
-      this.counted(table, rows);
-    }
-    await this.checkTrialCounts(manifestFiles, files);
+    const counts = await snapshotTrialCounts(this.conn, this.snapshotId);
+    this.counted(TRIALS, counts.trials);
+    this.counted(TRIAL_TOOL_CALLS, counts.toolCalls);
+    this.counted(MESSAGE_PARTS, counts.parts);
+    this.checkTrialCounts(manifestFiles, files, counts.perAssessment);
   }
 
-  private async checkTrialCounts(
+  private checkTrialCounts(
     manifestFiles: readonly ManifestFile[],
     loaded: readonly TrialFile[],
-  ): Promise<void> {
-    const reader = await this.conn.runAndReadAll(
-      `SELECT assessment_id, count(*) AS n, count(extra) AS with_extra FROM trials WHERE snapshot_id = $1 GROUP BY assessment_id`,
-      [this.snapshotId],
-    );
-    const counts = new Map<string, { n: number; withExtra: number }>();
-    for (const [id, n, withExtra] of reader.getRows())
-      counts.set(String(id), { n: Number(n), withExtra: Number(withExtra) });
+    counts: ReadonlyMap<string, { n: number; withExtra: number }>,
+  ): void {
     const loadedByPath = new Map(loaded.map((f) => [f.relPath, f]));
     for (const file of manifestFiles) {
       const trialFile = loadedByPath.get(file.path);
@@ -498,6 +561,9 @@ export class SnapshotLoad {
     return out;
   }
 }
+
+/** The trial tables: written by loadTrials(), not from collected rows. */
+const TRIAL_STORAGE: readonly TableDef[] = [SNAPSHOT_TRIAL_FILES, TRIAL_CONTENT, TRIAL_CONTENT_FILES];
 
 async function fileExists(file: string): Promise<boolean> {
   return stat(file).then(

@@ -23,6 +23,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError } from '../errors.js';
 import { malformedFileError } from './json-file.js';
 import { quoteLiteral } from './sql.js';
+import type { ContentIdentity, StoredAlteredValue } from './trial-content.js';
 import {
   fastTrialsInsert,
   READ_COLUMNS,
@@ -32,7 +33,7 @@ import {
   wholeFileRows,
 } from './trial-sql.js';
 
-export interface TrialFile {
+export interface TrialFile extends ContentIdentity {
   /** The file's position among the snapshot's trial files: its key in the stages. */
   fileNo: number;
   /** Absolute path (DuckDB names it in read errors). */
@@ -47,6 +48,8 @@ export interface TrialFile {
   records: number | null;
   /** Read with a fast path (see the module comment); requires `records`. */
   vouched: boolean;
+  /** Values of the file stored altered (lone surrogates), kept with its content. */
+  altered: readonly StoredAlteredValue[];
 }
 
 /**
@@ -192,12 +195,13 @@ export async function dropTrialStage(conn: DuckDBConnection): Promise<void> {
 }
 
 /**
- * Loads the files into trials within the caller's transaction: whole files read now, the others from
- * the stages stageTrials() built. `onBatch` is told the files done after each statement (progress).
+ * Stores the files' trials in trial_content (under each file's content key) within the caller's
+ * transaction: whole files read now, the others from the stages stageTrials() built; then records each
+ * content in trial_content_files. The files must be new contents, one file per key (filesToRead in
+ * trial-content.ts). `onBatch` is told the files done after each statement (progress).
  */
 export async function loadTrialFiles(
   conn: DuckDBConnection,
-  snapshotId: string,
   files: readonly TrialFile[],
   onBatch: (done: number, total: number) => void = () => undefined,
 ): Promise<void> {
@@ -205,7 +209,7 @@ export async function loadTrialFiles(
   await writeFileTable(conn, files);
   let done = 0;
   const step = async (count: number, sql: string): Promise<void> => {
-    await conn.run(sql, [snapshotId]);
+    await conn.run(sql);
     done += count;
     onBatch(done, files.length);
   };
@@ -224,25 +228,44 @@ export async function loadTrialFiles(
   if (staged > 0) await step(staged, fastTrialsInsert(STAGED_ROWS));
   const strict = files.filter((f) => readPath(f) === 'strict').length;
   if (strict > 0) await step(strict, strictTrialsInsert());
-  await checkStagedOrdinals(conn, snapshotId, files);
+  await checkStagedOrdinals(conn, files);
+  await conn.run(RECORD_CONTENTS);
   await conn.run('DROP TABLE trial_files');
 }
 
-/** The temp table trial_files: each file's parents, and for staged files the stage rowid of its first trial. */
+/**
+ * One trial_content_files row per file just stored: its counts (what the load reports and checks
+ * against the manifest without reading the trials again) and its altered values.
+ */
+const RECORD_CONTENTS = `INSERT INTO trial_content_files
+  (content_key, file_sha256, read_path, trials, trials_with_extra, tool_calls, message_parts, altered)
+  SELECT m.content_key, m.sha256, m.read_path, coalesce(c.n, 0), coalesce(c.with_extra, 0),
+         coalesce(c.tool_calls, 0), coalesce(c.parts, 0), CAST(m.altered AS JSON)
+  FROM trial_files m LEFT JOIN (
+    SELECT content_key, count(*) AS n, count(extra) AS with_extra,
+           sum(coalesce(len(tool_call_list), 0)) AS tool_calls,
+           sum(coalesce(len(candidate_part_list), 0) + coalesce(len(response_part_list), 0)
+               + CAST(coalesce(candidate_part_implied, false) AS INTEGER)
+               + CAST(coalesce(response_part_implied, false) AS INTEGER)) AS parts
+    FROM trial_content WHERE content_key IN (SELECT content_key FROM trial_files)
+    GROUP BY content_key) c ON c.content_key = m.content_key`;
+
+/** The temp table trial_files: each file's content, and for staged files the stage rowid of its first trial. */
 async function writeFileTable(conn: DuckDBConnection, files: readonly TrialFile[]): Promise<void> {
   await conn.run(
-    'CREATE OR REPLACE TEMP TABLE trial_files (file_no INTEGER, assessment_id VARCHAR, project_id VARCHAR, project_key VARCHAR, first_rowid BIGINT, records BIGINT)',
+    'CREATE OR REPLACE TEMP TABLE trial_files (file_no INTEGER, content_key VARCHAR, sha256 VARCHAR, read_path VARCHAR, altered VARCHAR, first_rowid BIGINT, records BIGINT)',
   );
-  const insert = await conn.prepare('INSERT INTO trial_files VALUES ($1, $2, $3, $4, $5, $6)');
+  const insert = await conn.prepare('INSERT INTO trial_files VALUES ($1, $2, $3, $4, $5, $6, $7)');
   let firstRowid = 0;
   // Staged files in stage order (the order stageTrials() read them).
   for (const file of files) {
     const staged = readPath(file) === 'staged';
     insert.bind([
       file.fileNo,
-      file.assessmentId,
-      file.projectId,
-      file.projectKey,
+      file.contentKey,
+      file.sha256,
+      file.readPath,
+      file.altered.length > 0 ? JSON.stringify(file.altered) : null,
       staged ? firstRowid : null,
       file.records,
     ]);
@@ -257,21 +280,20 @@ async function writeFileTable(conn: DuckDBConnection, files: readonly TrialFile[
  * hold the files in list order. When a file's count differs from the manifest (which shifts the
  * files after it), the count check in snapshot-load.ts fails the load with the precise message.
  */
-async function checkStagedOrdinals(conn: DuckDBConnection, snapshotId: string, files: readonly TrialFile[]) {
+async function checkStagedOrdinals(conn: DuckDBConnection, files: readonly TrialFile[]) {
   if (!files.some((f) => readPath(f) === 'staged')) return;
   const reader = await conn.runAndReadAll(
     `WITH per_file AS (
-       SELECT t.assessment_id, m.records, count(*) AS n, min(t.trial_ordinal) AS lo, max(t.trial_ordinal) AS hi
-       FROM trials t JOIN trial_files m ON m.assessment_id = t.assessment_id
-       WHERE t.snapshot_id = $1 AND m.first_rowid IS NOT NULL GROUP BY ALL)
-     SELECT assessment_id FROM per_file
+       SELECT m.file_no, m.records, count(*) AS n, min(t.trial_ordinal) AS lo, max(t.trial_ordinal) AS hi
+       FROM trial_content t JOIN trial_files m ON m.content_key = t.content_key
+       WHERE m.first_rowid IS NOT NULL GROUP BY ALL)
+     SELECT file_no FROM per_file
      WHERE (lo <> 0 OR hi <> n - 1) AND NOT EXISTS (SELECT 1 FROM per_file WHERE n <> records)
-     ORDER BY assessment_id LIMIT 3`,
-    [snapshotId],
+     ORDER BY file_no LIMIT 3`,
   );
-  const bad = reader.getRows().map((row) => String(row[0]));
+  const bad = reader.getRows().map((row) => Number(row[0]));
   if (bad.length === 0) return;
-  const names = files.filter((f) => bad.includes(f.assessmentId)).map((f) => f.relPath);
+  const names = files.filter((f) => bad.includes(f.fileNo)).map((f) => f.relPath);
   throw new CliError(
     `Trial positions of ${names.join(', ')} do not match the manifest's record counts: the file and its manifest entry disagree. Nothing was loaded; re-take the snapshot.`,
   );

@@ -1,5 +1,5 @@
 /**
- * The SQL that turns trial objects into trials rows, for the loader's three ways of reading a file
+ * The SQL that turns trial objects into stored trial rows (trial_content, read as `trials`), for the loader's three ways of reading a file
  * (trial-loader.ts): whole (a file's array read as one value), staged (a big file read object by
  * object into a temp table) and strict (any file the verified manifest does not vouch for).
  *
@@ -13,7 +13,7 @@
  * string: the fast paths store no list then, only candidate_part_implied, and the message_parts view
  * derives the part. Writing a million copies of text that trials already hold was 40% of the load.
  */
-import { SOURCE_KEYS, sourceKeyType, sqlType, TRIALS } from './schema-trials.js';
+import { SOURCE_KEYS, sourceKeyType, sqlType, TRIAL_CONTENT, TRIALS } from './schema-trials.js';
 import type { ColumnDef, ColumnType } from './schema-core.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
 import {
@@ -34,14 +34,17 @@ type Role = 'candidate' | 'response';
 
 const TRIAL_API = apiColumns(TRIALS.columns);
 
-/** INSERT INTO trials naming its columns: a migrated database may order them differently. */
+/**
+ * INSERT INTO trial_content naming its columns (a migrated database may order them differently): a
+ * trial row is stored under its file's content key, once per distinct content (trial-content.ts).
+ */
 function insertTrials(select: string): string {
-  return `INSERT INTO trials (${TRIALS.columns.map((c) => quoteIdent(c.name)).join(', ')}) ${select}`;
+  return `INSERT INTO trial_content (${TRIAL_CONTENT.columns.map((c) => quoteIdent(c.name)).join(', ')}) ${select}`;
 }
 
-/** Joins rows (aliased s, with file_no) to their file's parents (trial_files, aliased m). */
+/** Joins rows (aliased s, with file_no) to their file (trial_files, aliased m). */
 const FILES_JOIN = 'JOIN trial_files m ON m.file_no = s.file_no';
-const PARENTS = '$1, m.project_id, m.project_key, m.assessment_id, s.ordinal';
+const PARENTS = 'm.content_key, s.ordinal';
 
 // ---------------------------------------------------------------------------------------------
 // Fast paths

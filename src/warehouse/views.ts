@@ -8,8 +8,8 @@
  * raw value sits in analytics_warnings.raw_value), so these views cannot aggregate it. What they add is
  * the count of excluded assessments (`analytics_exclusions`) that aggregates must report.
  */
-import { MESSAGE_PARTS, RELATIONS, sqlType, TRIAL_TOOL_CALLS, type TableDef } from './schema.js';
-import { SOURCE_KEYS, sourceKeyType } from './schema-trials.js';
+import { MESSAGE_PARTS, RELATIONS, sqlType, TRIAL_TOOL_CALLS, TRIALS, type TableDef } from './schema.js';
+import { SOURCE_KEYS, sourceKeyType, TRIAL_CONTEXT_COLUMNS } from './schema-trials.js';
 import { keyOf, typedFromJson } from './trial-columns.js';
 import { quoteIdent } from './sql.js';
 import { findingViewStatements } from './finding-views.js';
@@ -68,6 +68,17 @@ WHERE f.origin IN ('finding_detail', 'journal') AND f.attack_run_id IS NOT NULL
 QUALIFY row_number() OVER (
   PARTITION BY f.attack_run_id
   ORDER BY as_of DESC NULLS LAST, f.origin DESC, f.snapshot_id DESC NULLS LAST, f.ordinal DESC) = 1`;
+
+/**
+ * trials: each snapshot's trial files (snapshot_trial_files) joined to their stored content, with the
+ * columns of the table contract in its order, so the view reads as the table it replaced.
+ */
+const TRIALS_VIEW = `
+CREATE OR REPLACE VIEW trials AS
+SELECT ${TRIALS.columns
+  .map((c) => `${TRIAL_CONTEXT_COLUMNS.includes(c.name) ? 'f' : 'c'}.${quoteIdent(c.name)}`)
+  .join(', ')}
+FROM snapshot_trial_files f JOIN trial_content c ON c.content_key = f.content_key`;
 
 /** The key columns every trial child row starts with, read from trials aliased t. */
 const TRIAL_KEYS = ['snapshot_id', 'project_id', 'project_key', 'assessment_id', 'trial_ordinal'];
@@ -138,6 +149,7 @@ UNION ALL ${implied('response')}`;
 export function viewStatements(): string[] {
   const latest = RELATIONS.filter((t) => t.scope === 'project').map((t) => latestView(t.name));
   return [
+    TRIALS_VIEW,
     TRIAL_TOOL_CALLS_VIEW,
     messagePartsView(),
     LATEST_PROJECT_SNAPSHOTS,

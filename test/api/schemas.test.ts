@@ -120,6 +120,18 @@ describe('tolerant parsing keeps what the spec does not know', () => {
     ).toEqual(['$.skipped_members[*].extra']);
   });
 
+  it('reports keys named like Object.prototype members as unknown instead of crashing', () => {
+    // Parsed JSON, as a service would send it: own keys "constructor", "toString" and "__proto__".
+    const body = JSON.parse(
+      '{"skipped_members":[{"reason":"not_found","task_name":"t","constructor":{"a":1},"toString":2}],"__proto__":{"x":1}}',
+    ) as unknown;
+    expect(findUnknownKeys(EvaluationJobSchema, body)).toEqual([
+      '$.__proto__',
+      '$.skipped_members[*].constructor',
+      '$.skipped_members[*].toString',
+    ]);
+  });
+
   it('returns every problem with its path instead of throwing', () => {
     const result = parseTolerant(
       AssessmentDetailSchema,

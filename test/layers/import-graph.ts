@@ -20,6 +20,8 @@ export const LAYER_RANK: Readonly<Record<string, number>> = {
   metrics: 5,
   diff: 6,
   report: 7,
+  // OSCAL assessment results: an output beside the report, read from the warehouse and the diff's lookups.
+  oscal: 7,
   pipeline: 8,
   demo: 9,
   index: 9,
@@ -37,6 +39,8 @@ export const LEAVES: readonly string[] = [
   'nearest-name',
   'output-file',
   'taxonomy',
+  // SSH signatures (SSHSIG) over node:crypto: a leaf so the pipeline and verify can share it.
+  'signing',
 ];
 
 /**

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireRunLock, RunLockedError } from '../../src/pipeline/lock.js';
 import { applyRetention, listFinishedSnapshots } from '../../src/pipeline/retention.js';
+import { diskUsage } from '../../src/snapshot/disk-usage.js';
 import { writeFixtureSnapshot } from './snapshot-dir-fixture.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 
@@ -76,6 +77,8 @@ describe('retention', () => {
       '20260103T000000Z',
       '20260104T000000Z',
     ]);
+    // These fixture snapshots share no files: what deleting frees is all of the deleted one.
+    const doomedBytes = (await diskUsage([path.join(workspaceDir, '20260102T000000Z')])).bytes;
     const result = await applyRetention({
       workspaceDir,
       org: 'acme',
@@ -83,10 +86,14 @@ describe('retention', () => {
       keepLast: 2,
       protect: ['20260101T000000Z'],
     });
+    const kept = ['20260101T000000Z', '20260103T000000Z', '20260104T000000Z'];
     expect(result).toEqual({
-      kept: ['20260101T000000Z', '20260103T000000Z', '20260104T000000Z'],
+      kept,
       deleted: ['20260102T000000Z'],
+      keptBytes: (await diskUsage(kept.map((id) => path.join(workspaceDir, id)))).bytes,
+      freedBytes: doomedBytes,
     });
+    expect(doomedBytes).toBeGreaterThan(0);
     expect((await readdir(workspaceDir)).sort()).toEqual([
       '20251202T000000Z',
       '20251203T000000Z',

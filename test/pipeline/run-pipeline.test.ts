@@ -12,6 +12,9 @@ import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import type { RunSummary } from '../../src/pipeline/run-summary.js';
 import { verifyBundle } from '../../src/pipeline/verify-bundle.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { diskUsage } from '../../src/snapshot/disk-usage.js';
+import type { Manifest } from '../../src/snapshot/manifest.js';
+import { verifySnapshot } from '../../src/snapshot/verify.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 
 // Six assessments: the smallest world whose first project has a completed assessment that epoch 1
@@ -93,6 +96,7 @@ describe('runPipeline against the simulator', () => {
     expect(first.summary.projects).toEqual(sim.projectKeys);
     await expectSummaryMatchesDisk(first.summary, first.summaryPath);
 
+    const firstBytes = (await diskUsage([first.summary.snapshot.dir!])).bytes;
     sim.setEpoch(1);
     const second = await runPipeline(config, effects);
     expect(second.exitCode).toBe(0);
@@ -109,7 +113,22 @@ describe('runPipeline against the simulator', () => {
     expect(regressed.length).toBeGreaterThanOrEqual(1);
 
     // Retention: the first snapshot directory is gone, the second kept; run outputs stay.
-    expect(second.summary.retention).toEqual({ kept: [second.summary.snapshot.id], deleted: [firstId] });
+    // The second snapshot shares the first's unchanged trial lists by hard link, so deleting the first
+    // freed less than it held, and the second is still whole.
+    expect(second.summary.retention).toMatchObject({
+      kept: [second.summary.snapshot.id],
+      deleted: [firstId],
+    });
+    const secondManifest = JSON.parse(
+      await readFile(path.join(second.summary.snapshot.dir!, 'manifest.json'), 'utf8'),
+    ) as Manifest;
+    const shared = secondManifest.files.filter((f) => f.stored === 'linked' && f.linked_from === firstId);
+    expect(shared.length).toBeGreaterThan(0);
+    const { kept_bytes: keptBytes, freed_bytes: freedBytes } = second.summary.retention!;
+    expect(keptBytes).toBe((await diskUsage([second.summary.snapshot.dir!])).bytes);
+    expect(freedBytes).toBeGreaterThan(0);
+    expect(freedBytes).toBeLessThan(firstBytes);
+    expect((await verifySnapshot(second.summary.snapshot.dir!)).ok).toBe(true);
     expect(existsSync(first.summary.snapshot.dir!)).toBe(false);
     expect(existsSync(first.summaryPath!)).toBe(true);
 

@@ -34,6 +34,8 @@ const EXPECTED: Record<string, Record<string, number>> = {
     schema_drift: 0,
     load_warnings: 0,
     altered_values: 0,
+    snapshot_files: 8,
+    risk_acceptances: 0,
   },
   '20260315T060000Z-second': {
     snapshots: 1,
@@ -62,6 +64,8 @@ const EXPECTED: Record<string, Record<string, number>> = {
     schema_drift: 3,
     load_warnings: 4,
     altered_values: 0,
+    snapshot_files: 11,
+    risk_acceptances: 0,
   },
   '20260320T060000Z-partial': {
     snapshots: 1,
@@ -90,6 +94,8 @@ const EXPECTED: Record<string, Record<string, number>> = {
     schema_drift: 0,
     load_warnings: 2,
     altered_values: 0,
+    snapshot_files: 3,
+    risk_acceptances: 0,
   },
 };
 

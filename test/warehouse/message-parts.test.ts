@@ -70,12 +70,38 @@ const DUPLICATED = `SELECT count(*) AS n FROM trials
   WHERE (candidate_part_implied AND candidate_part_list IS NOT NULL)
      OR (response_part_implied AND response_part_list IS NOT NULL)`;
 
+/** Rewrites a current database into what schemas 6 and 7 stored: a trials table (no content storage). */
+const TO_VERSION_6 = [
+  'CREATE TABLE v6_trials AS SELECT * FROM trials',
+  ...knownViewNames().map((name) => `DROP VIEW IF EXISTS ${name}`),
+  'DROP TABLE snapshot_trial_files',
+  'DROP TABLE trial_content',
+  'DROP TABLE trial_content_files',
+  'ALTER TABLE v6_trials RENAME TO trials',
+];
+
+/**
+ * Schema 6 or 7 as it was (trials a table; version 7 added snapshot_files and risk_acceptances), with
+ * the views of then and a user's own view.
+ */
+function downgradeToTrialsTable(version: 6 | 7): string[] {
+  return [
+    ...TO_VERSION_6,
+    ...(version === 6 ? ['DROP TABLE snapshot_files', 'DROP TABLE risk_acceptances'] : []),
+    'CREATE VIEW latest_trials AS SELECT * FROM trials',
+    'CREATE VIEW my_jailbreaks AS SELECT count(*) AS n FROM trials WHERE is_jailbreak',
+    'DELETE FROM schema_version',
+    `INSERT INTO schema_version VALUES (${version}, 'test', now(), 'test')`,
+  ];
+}
+
 /**
  * Rewrites a current database into what schema `version` (1 or 2) stored: trial_tool_calls and
  * message_parts tables with every call and part (version 2: a part whose text is its trial's string
  * has text NULL and text_in_trial TRUE), trials without lists or implied flags, the views of then.
  */
-function downgradeStatements(version: 1 | 2): string[] {
+function downgradeStatements(version: 1 | 2 | 6 | 7): string[] {
+  if (version === 6 || version === 7) return downgradeToTrialsTable(version);
   const implied = `((p.role = 'candidate' AND t.candidate_part_implied) OR (p.role = 'response' AND t.response_part_implied))`;
   const partColumns =
     version === 2
@@ -85,7 +111,7 @@ function downgradeStatements(version: 1 | 2): string[] {
     'CREATE TABLE old_tool_calls AS SELECT * FROM trial_tool_calls',
     `CREATE TABLE old_parts AS SELECT ${partColumns} FROM message_parts p JOIN trials t
        ON t.snapshot_id = p.snapshot_id AND t.assessment_id = p.assessment_id AND t.trial_ordinal = p.trial_ordinal`,
-    ...knownViewNames().map((name) => `DROP VIEW IF EXISTS ${name}`),
+    ...TO_VERSION_6,
     `CREATE TABLE old_trials AS SELECT * EXCLUDE (candidate_part_implied, response_part_implied, tool_call_list,
        candidate_part_list, response_part_list) FROM trials`,
     'DROP TABLE trials',
@@ -96,8 +122,10 @@ function downgradeStatements(version: 1 | 2): string[] {
     'CREATE VIEW latest_trials AS SELECT * FROM trials',
     // A view of the user's own must survive the upgrade.
     'CREATE VIEW my_jailbreaks AS SELECT count(*) AS n FROM trials WHERE is_jailbreak',
-    // Versions before 4 had no altered_values table.
+    // Versions before 4 had no altered_values table, before 7 no snapshot_files or risk_acceptances.
     'DROP TABLE altered_values',
+    'DROP TABLE snapshot_files',
+    'DROP TABLE risk_acceptances',
     'DELETE FROM schema_version',
     `INSERT INTO schema_version VALUES (${version}, 'test', now(), 'test')`,
   ];
@@ -177,7 +205,7 @@ describe('message parts', () => {
     expect(await rows(db, DUPLICATED)).toEqual([{ n: 0 }]);
   });
 
-  it.each([1, 2] as const)(
+  it.each([1, 2, 6, 7] as const)(
     'upgrades a schema-%i database in place: old and new parts alike, user views kept',
     async (version) => {
       const db = path.join(work.dir, `upgrade-${version}.duckdb`);
@@ -185,7 +213,14 @@ describe('message parts', () => {
       await run(db, downgradeStatements(version));
       await loadSnapshots(db, [FIXTURES.second]);
       expect(await rows(db, 'SELECT max(version) AS v FROM schema_version')).toEqual([{ v: SCHEMA_VERSION }]);
-      expect(SCHEMA_VERSION).toBe(6);
+      expect(SCHEMA_VERSION).toBe(8);
+      // The trials loaded before the upgrade keep one content each; the second snapshot's files that
+      // hold the same bytes as the first's are not shared with them (no hash was stored), but are
+      // stored once for every later snapshot.
+      expect(await rows(db, 'SELECT count(*) AS n FROM trials')).toEqual([{ n: 15 + 19 }]);
+      expect(
+        await rows(db, `SELECT count(*) AS n FROM trial_content_files WHERE read_path = 'migrated'`),
+      ).toEqual([{ n: 3 }]);
       expect(await rows(db, 'SELECT count(*) AS n FROM altered_values')).toEqual([{ n: 0 }]);
       const expected = (await Promise.all([FIXTURES.first, FIXTURES.second].map(partsInFiles))).flat().sort();
       expect(await partsInDb(db)).toEqual(expected);
@@ -195,6 +230,8 @@ describe('message parts', () => {
         `SELECT view_name FROM duckdb_views() WHERE view_name IN ('message_parts_resolved', 'my_jailbreaks', 'latest_message_parts') ORDER BY 1`,
       );
       expect(views).toEqual([{ view_name: 'latest_message_parts' }, { view_name: 'my_jailbreaks' }]);
+      const jailbreaks = await rows(db, 'SELECT count(*) AS n FROM trials WHERE is_jailbreak');
+      expect(await rows(db, 'SELECT n FROM my_jailbreaks')).toEqual(jailbreaks);
     },
   );
 });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parse } from 'csv-parse/sync';
@@ -97,7 +97,7 @@ describe('query and export', () => {
 
   it('opens the database read-only and prints SQL errors without a stack trace', async () => {
     const before = await tableCounts(db);
-    const write = await cli('query', `DELETE FROM trials`, '--db', db);
+    const write = await cli('query', `DELETE FROM assessments`, '--db', db);
     expect(write.code).toBe(1);
     expect(write.err).toMatch(/read-only/i);
     expect(write.err).not.toMatch(/\n\s+at /);
@@ -133,7 +133,7 @@ describe('query and export', () => {
     const run = await cli('export', '--db', db, '--out', out);
     expect(run.code).toBe(0);
     expect(run.out).toBe(`${out}\n`);
-    expect(run.err).toMatch(/trials\s+\d+ rows, 2 partition\(s\)/);
+    expect(run.err).toMatch(/trials\s+\d+ rows, 2 partition\(s\) written, 0 kept/);
     const nowhere = path.join(work.dir, 'nope.duckdb');
     const missing = await cli('export', '--db', nowhere, '--out', path.join(work.dir, 'never'));
     expect(missing.code).toBe(1);
@@ -184,39 +184,54 @@ describe('query and export', () => {
     const out = path.join(work.dir, 'parquet');
     const result = await exportParquet(db, out);
     const counts = await tableCounts(db);
-    const exported = result.tables.filter((t) => t.rows > 0);
     const { METRIC_VIEW_NAMES } = await import('../../src/warehouse/metric-views.js');
-    const tables = result.tables.filter((t) => !METRIC_VIEW_NAMES.includes(t.table));
+    const current = [
+      'latest_project_snapshots',
+      'latest_findings',
+      'latest_analytics_exclusions',
+      ...METRIC_VIEW_NAMES,
+    ];
+    const tables = result.tables.filter((t) => !current.includes(t.table));
     expect(Object.fromEntries(tables.map((t) => [t.table, t.rows]))).toEqual(counts);
     // The metrics layer's views are exported too (the figures as reports, diff and gates define them).
-    const views = result.tables.filter((t) => METRIC_VIEW_NAMES.includes(t.table)).map((t) => t.table);
-    expect(views).toEqual([...METRIC_VIEW_NAMES]);
-    for (const name of METRIC_VIEW_NAMES) {
+    expect(result.tables.filter((t) => current.includes(t.table)).map((t) => t.table)).toEqual(current);
+    for (const name of current) {
       const [row] = await rows(db, `SELECT count(*) AS n FROM ${name}`);
       counts[name] = Number(row?.n);
     }
     expect(await readdir(path.join(out, 'trials'))).toEqual([
-      'snapshot_date=2026-03-01',
-      'snapshot_date=2026-03-15',
+      'snapshot_id=20260301T060000Z-first',
+      'snapshot_id=20260315T060000Z-second',
     ]);
     const instance = await DuckDBInstance.create(':memory:');
     const conn = await instance.connect();
     try {
-      for (const table of exported) {
+      for (const table of result.tables.filter((t) => t.rows > 0)) {
+        const files = current.includes(table.table) ? '*.parquet' : '*/*.parquet';
         const reader = await conn.runAndReadAll(
-          `SELECT count(*) FROM read_parquet('${path.join(out, table.table)}/*/*.parquet', hive_partitioning = true)`,
+          `SELECT count(*) FROM read_parquet('${path.join(out, table.table)}/${files}', hive_partitioning = true)`,
         );
         expect([table.table, Number(reader.getRows()[0]?.[0])]).toEqual([table.table, counts[table.table]]);
       }
-      const dates = await conn.runAndReadAll(
-        `SELECT DISTINCT snapshot_date::VARCHAR FROM read_parquet('${path.join(out, 'snapshots')}/*/*.parquet', hive_partitioning = true) ORDER BY 1`,
+      const ids = await conn.runAndReadAll(
+        `SELECT DISTINCT snapshot_id FROM read_parquet('${path.join(out, 'snapshots')}/*/*.parquet', hive_partitioning = true) ORDER BY 1`,
       );
-      expect(dates.getRows().map((r) => r[0])).toEqual(['2026-03-01', '2026-03-15', '2026-03-20']);
+      expect(ids.getRows().map((r) => r[0])).toEqual([
+        '20260301T060000Z-first',
+        '20260315T060000Z-second',
+        '20260320T060000Z-partial',
+      ]);
     } finally {
       conn.closeSync();
       instance.closeSync();
     }
-    await expect(exportParquet(db, out)).rejects.toThrow(/exists and is not empty/);
+    // Again into the same directory: every snapshot partition is kept, none written.
+    const again = await exportParquet(db, out);
+    expect(again.tables.find((t) => t.table === 'trials')).toMatchObject({ partitions: [], kept: 2 });
+    const other = path.join(work.dir, 'not-an-export');
+    await mkdir(other);
+    await writeFile(path.join(other, 'notes.txt'), 'mine');
+    await expect(exportParquet(db, other)).rejects.toThrow(/not empty and holds no earlier export/);
   });
 
   it('the load command prints rows per table and is idempotent', async () => {

@@ -16,6 +16,7 @@ interface BundleArgs {
   'gate-report'?: string[] | undefined;
   diff?: string[] | undefined;
   'include-snapshot'?: boolean | undefined;
+  'sign-key'?: string | undefined;
 }
 
 export const bundleCommand = defineCommand<BundleArgs>({
@@ -37,10 +38,21 @@ export const bundleCommand = defineCommand<BundleArgs>({
         describe: 'Gate report file: one .md and/or one .json',
       })
       .option('diff', { type: 'string', array: true, describe: 'Diff file: one .md and/or one .json' })
-      .option('include-snapshot', { type: 'boolean', describe: 'Also pack every data file of the snapshot' }),
+      .option('include-snapshot', { type: 'boolean', describe: 'Also pack every data file of the snapshot' })
+      .option('sign-key', {
+        type: 'string',
+        describe:
+          'Ed25519 SSH private key (unencrypted) to sign SHA256SUMS with; writes <out>.sig too (ssh-keygen -Y verify -n airt-report)',
+      }),
   async run(args, io) {
-    const { writeBundle, collectBundleFiles } = await import('../../pipeline/bundle.js');
+    const [{ writeBundle, collectBundleFiles }, { loadSigningKey }] = await Promise.all([
+      import('../../pipeline/bundle.js'),
+      import('../../pipeline/bundle-signature.js'),
+    ]);
     const resolve = (file: string): string => path.resolve(io.cwd, file);
+    // Read first: a key that cannot sign fails before anything is written.
+    const signingKey =
+      args['sign-key'] === undefined ? undefined : await loadSigningKey(resolve(args['sign-key']));
     const files: BundleFile[] = [];
     const reports = args.report ?? [];
     for (const report of reports) {
@@ -74,11 +86,17 @@ export const bundleCommand = defineCommand<BundleArgs>({
       includeSnapshot: args['include-snapshot'] ?? false,
       files,
       signal: io.signal,
+      signingKey,
     });
     // The root hash printed here is the value `verify BUNDLE.zip` asks to compare with later.
     io.stderr(
       `bundle: ${result.entries.length} entries, sha256 ${result.sha256}, snapshot ${result.snapshot_id} root hash ${result.root_sha256}\n`,
     );
+    if (result.signature_path !== null) {
+      io.stderr(
+        `bundle: signed with key ${result.signing_key ?? '?'}; signature also in ${result.signature_path}\n`,
+      );
+    }
     io.stdout(`${result.path}\n`);
     return EXIT.ok;
   },

@@ -1,6 +1,7 @@
 /**
  * `airt-report export --db FILE --out DIR`: every warehouse table as Parquet under
- * DIR/<table>/snapshot_date=YYYY-MM-DD/, readable by DuckDB, Spark, Trino or any Parquet reader.
+ * DIR/<table>/snapshot_id=<id>/, readable by DuckDB, Spark, Trino or any Parquet reader; run again
+ * into the same DIR, it adds the new snapshots' partitions only.
  */
 import path from 'node:path';
 import { EXIT } from '../../errors.js';
@@ -13,18 +14,21 @@ interface ExportArgs {
 
 export const exportCommand = defineCommand<ExportArgs>({
   command: 'export',
-  describe: 'Export every warehouse table as Hive-partitioned Parquet (DIR/<table>/snapshot_date=…/)',
+  describe:
+    'Export every warehouse table as Hive-partitioned Parquet (DIR/<table>/snapshot_id=…/); again into DIR adds new snapshots',
   builder: (y) =>
-    y
-      .option('db', { type: 'string', demandOption: true, describe: 'DuckDB database file' })
-      .option('out', { type: 'string', demandOption: true, describe: 'New (or empty) output directory' }),
+    y.option('db', { type: 'string', demandOption: true, describe: 'DuckDB database file' }).option('out', {
+      type: 'string',
+      demandOption: true,
+      describe: 'New or empty output directory, or an earlier export to add to',
+    }),
   async run(args, io) {
     const { exportParquet } = await import('../../warehouse/export.js');
     const result = await exportParquet(path.resolve(io.cwd, args.db), path.resolve(io.cwd, args.out));
     const lines = result.tables.map((t) =>
       t.rows === 0
         ? `  ${t.table.padEnd(28)} 0 rows (no files)`
-        : `  ${t.table.padEnd(28)} ${t.rows} rows, ${t.partitions.length} partition(s)`,
+        : `  ${t.table.padEnd(28)} ${t.rows} rows, ${t.partitions.length} partition(s) written, ${t.kept} kept`,
     );
     // stdout is the output path alone (scripts capture it); the per-table summary is for people.
     io.stderr(`${lines.join('\n')}\n`);

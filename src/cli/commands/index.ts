@@ -9,6 +9,7 @@ import { creditsCommand } from './credits.js';
 import { demoCommand } from './demo.js';
 import { diffCommand } from './diff.js';
 import { exportCommand } from './export.js';
+import { gatesCommand } from './gates.js';
 import { loadCommand } from './load.js';
 import { queryCommand } from './query.js';
 import { reportCommand } from './report.js';
@@ -31,6 +32,7 @@ export const commands: CommandDefinition<unknown>[] = [
   simulatorCommand,
   runCommand,
   diffCommand,
+  gatesCommand,
   bundleCommand,
   demoCommand,
 ];

@@ -8,7 +8,7 @@ import { CliError, EXIT, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 
 const KINDS = ['executive', 'compliance', 'portfolio'] as const;
-const FORMATS = ['md', 'html', 'pdf', 'json'] as const;
+const FORMATS = ['md', 'html', 'pdf', 'json', 'oscal'] as const;
 
 interface ReportArgs {
   db: string;
@@ -54,7 +54,11 @@ export const reportCommand = defineCommand<ReportArgs>({
         type: 'string',
         describe: 'Compliance framework key, e.g. owasp_llm (default: all)',
       })
-      .option('format', { choices: FORMATS, demandOption: true, describe: 'Output format' })
+      .option('format', {
+        choices: FORMATS,
+        demandOption: true,
+        describe: 'Output format (oscal: OSCAL 1.1.2 assessment-results JSON of one project)',
+      })
       .option('out', { type: 'string', demandOption: true, describe: 'Output file, or directory for md' })
       .option('templates', {
         type: 'string',
@@ -73,6 +77,11 @@ export const reportCommand = defineCommand<ReportArgs>({
   async run(args, io) {
     if (args.kind !== 'portfolio' && !args.project) {
       throw new UsageError(`--kind ${args.kind} needs --project (a project key or id).`);
+    }
+    if (args.format === 'oscal' && args.kind === 'portfolio') {
+      throw new UsageError(
+        '--format oscal describes one project: use --kind executive or compliance with --project.',
+      );
     }
     if (args.kind === 'portfolio' && args.project) {
       throw new UsageError('--kind portfolio covers every project; drop --project.');
@@ -99,6 +108,20 @@ export const reportCommand = defineCommand<ReportArgs>({
       throw new UsageError(
         `--format md writes a directory (report.md and charts/), but --out ${args.out} is a file; name a directory.`,
       );
+    }
+    if (args.format === 'oscal') {
+      const { exportOscal } = await import('../../oscal/export-oscal.js');
+      const written = await exportOscal({
+        db: resolve(args.db),
+        project: args.project ?? '',
+        snapshot: args.snapshot,
+        org: args.org,
+        workspace: args.workspace,
+        out: resolve(args.out),
+        signal: io.signal,
+      });
+      io.stdout(`${written}\n`);
+      return EXIT.ok;
     }
     const { generateReport } = await import('../../report/generate.js');
     const { resolveChromiumPath } = await import('../../report/pdf.js');

@@ -23,6 +23,9 @@ interface TriageArgs extends ConnectionArgs {
   type?: unknown;
   severity?: unknown;
   notes?: unknown;
+  until?: unknown;
+  reason?: unknown;
+  owner?: unknown;
   json?: boolean | undefined;
   journal?: unknown;
   'dry-run'?: boolean | undefined;
@@ -30,7 +33,7 @@ interface TriageArgs extends ConnectionArgs {
   'resend-unknown'?: boolean | undefined;
 }
 
-const SINGLE_FLAGS = ['status', 'type', 'severity', 'notes', 'json'] as const;
+const SINGLE_FLAGS = ['status', 'type', 'severity', 'notes', 'until', 'reason', 'owner', 'json'] as const;
 const APPLY_FLAGS = ['dry-run', 'concurrency', 'resend-unknown'] as const;
 
 export const triageCommand = defineCommand<TriageArgs>({
@@ -60,6 +63,16 @@ export const triageCommand = defineCommand<TriageArgs>({
       })
       .option('severity', { type: 'string', describe: 'New severity: critical, high, medium, low, info' })
       .option('notes', { type: 'string', describe: 'New notes (free text; "" clears them)' })
+      .option('until', {
+        type: 'string',
+        describe:
+          'With --status accepted_risk: last day (YYYY-MM-DD, UTC) the acceptance holds; after it the finding counts as open again',
+      })
+      .option('reason', { type: 'string', describe: 'With --until: why the risk is accepted (journaled)' })
+      .option('owner', {
+        type: 'string',
+        describe: 'With --until: who accepts the risk [default: AIRT_TRIAGE_OWNER or the user name]',
+      })
       .option('json', { type: 'boolean', describe: 'Print the result as JSON (single finding)' })
       .option('journal', { type: 'string', describe: journalOptionHelp('write') })
       .option('dry-run', { type: 'boolean', describe: 'With "apply": show what would be sent; send nothing' })
@@ -112,8 +125,12 @@ async function runSingle(args: TriageArgs, io: CliIO, journalPath: string): Prom
     finding_type: singleString(args.type, '--type'),
     severity: singleString(args.severity, '--severity'),
     notes: singleString(args.notes, '--notes'),
+    accepted_until: singleString(args.until, '--until'),
+    acceptance_reason: singleString(args.reason, '--reason'),
+    accepted_by: singleString(args.owner, '--owner'),
   };
-  const result = validateTriageChange(String(args.target), fields);
+  const { defaultOwner } = await import('../../triage/risk-acceptance.js');
+  const result = validateTriageChange(String(args.target), fields, { owner: defaultOwner(io.env) });
   if (!result.ok) {
     const flagOf: Record<string, string> = {
       finding_id: 'FINDING_ID',
@@ -121,6 +138,9 @@ async function runSingle(args: TriageArgs, io: CliIO, journalPath: string): Prom
       finding_type: '--type',
       severity: '--severity',
       notes: '--notes',
+      accepted_until: '--until',
+      acceptance_reason: '--reason',
+      accepted_by: '--owner',
     };
     const lines = result.problems.map((p) =>
       p.field === 'change'

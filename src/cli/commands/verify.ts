@@ -5,12 +5,13 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { CliError, EXIT } from '../../errors.js';
+import { CliError, EXIT, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 
 interface VerifyArgs {
   dir: string;
   json?: boolean | undefined;
+  'allowed-signers'?: string | undefined;
 }
 
 export const verifyCommand = defineCommand<VerifyArgs>({
@@ -24,16 +25,30 @@ export const verifyCommand = defineCommand<VerifyArgs>({
         demandOption: true,
         describe: 'Snapshot directory, or a bundle .zip written by bundle or run',
       })
-      .option('json', { type: 'boolean', describe: 'Print the result as JSON' }),
+      .option('json', { type: 'boolean', describe: 'Print the result as JSON' })
+      .option('allowed-signers', {
+        type: 'string',
+        describe:
+          'Bundles: OpenSSH allowed_signers file of the keys that may sign; the bundle must carry a good signature by one of them',
+      }),
   async run(args, io) {
     if (args.dir.toLowerCase().endsWith('.zip')) {
       // An audit bundle written by `run` or `bundle` (src/pipeline/verify-bundle.ts).
       const zipPath = path.resolve(io.cwd, args.dir);
       if (!existsSync(zipPath)) throw new CliError(`No bundle at ${zipPath}; check the path.`);
-      const { verifyBundle, bundleVerificationText } = await import('../../pipeline/verify-bundle.js');
-      const bundle = await verifyBundle(zipPath);
+      const [{ verifyBundle, bundleVerificationText }, { loadAllowedSigners }] = await Promise.all([
+        import('../../pipeline/verify-bundle.js'),
+        import('../../pipeline/bundle-signature.js'),
+      ]);
+      const signersFile = args['allowed-signers'];
+      const allowedSigners =
+        signersFile === undefined ? null : await loadAllowedSigners(path.resolve(io.cwd, signersFile));
+      const bundle = await verifyBundle(zipPath, { allowedSigners });
       io.stdout(args.json ? `${JSON.stringify(bundle, null, 2)}\n` : bundleVerificationText(bundle));
       return bundle.ok ? EXIT.ok : EXIT.failure;
+    }
+    if (args['allowed-signers'] !== undefined) {
+      throw new UsageError('--allowed-signers checks a bundle (.zip); a snapshot directory is not signed.');
     }
     const [{ verifySnapshot }, { neutralizeControls }] = await Promise.all([
       import('../../snapshot/verify.js'),

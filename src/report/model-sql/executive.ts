@@ -71,8 +71,14 @@ async function topFindings(conn: DuckDBConnection, scope: ProjectScope): Promise
   const rows = await queryRows(
     conn,
     `SELECT f.rank, f.severity, f.attack_name, f.goal_category, f.score, f.assessment_name, f.goal, f.candidate,
-            f.response, coalesce(t.finding_status, f.finding_status) AS triage_status, coalesce(t.notes, f.notes) AS notes
+            f.response, coalesce(t.notes, f.notes) AS notes,
+            -- A dated risk acceptance as the metrics layer judges it at this snapshot's time.
+            CASE m.acceptance_state
+              WHEN 'accepted' THEN 'accepted_risk until ' || m.accepted_until
+              WHEN 'expired' THEN 'open (acceptance ended ' || m.accepted_until || ')'
+              ELSE coalesce(t.finding_status, f.finding_status) END AS triage_status
      FROM findings f LEFT JOIN finding_triage t ON t.attack_run_id = f.attack_run_id
+     LEFT JOIN metric_findings m ON m.snapshot_id = f.snapshot_id AND m.attack_run_id = f.attack_run_id
      WHERE f.snapshot_id = $1 AND f.project_key = $2 AND f.origin = 'project_top_finding'
        AND NOT EXISTS (SELECT 1 FROM analytics_warnings w WHERE w.snapshot_id = f.snapshot_id
                        AND w.project_key = f.project_key AND w.assessment_id = f.assessment_id AND w.slice = 'top_findings')

@@ -1,0 +1,199 @@
+/**
+ * bench/nightly-snapshot: what a scheduled nightly snapshot costs once the data is on disk, as
+ * `airt-report run` takes it (`--since` the previous snapshot, unchanged files shared by hard link).
+ *
+ * (a) day 2, nothing changed — the simulator's large preset (>= 1,000,000 trials): day 1 is a fresh
+ *     snapshot, day 2 one with `--since` day 1 against the same epoch. Figures: day-2 time / day-1
+ *     time (target <= 0.10) and day-2 new bytes on disk / day-1 bytes, files shared by hard link
+ *     counted once (target <= 0.02).
+ * (b) 30 days from that day 1, the simulator's epoch moving on each day (new assessments and jobs,
+ *     runs finishing, one re-scored). Figures: total disk of the 30 snapshots / day 1 (target <= 3),
+ *     and how each day's time follows its new data: a later day's share of day 1's time against its
+ *     share of day 1's bytes, and a least-squares line time = a + b x fetched MB over days 2..30.
+ *     Every project summary changes each day (it lists all assessments, and one is added per project
+ *     per epoch): ~9 MB a day on this shape whatever the trial count, which is why `--quick` (a tenth
+ *     of the trials, same summaries) cannot meet the disk target and the full size can.
+ *
+ * Time is from the manifest's started_at to the end of publishing (the directory's rename sets its
+ * ctime), so Node's start-up is left out; the snapshot runs as the real CLI in a child process and
+ * the simulator in this one, with each epoch's project summaries computed before the snapshot
+ * starts (the simulator's own cost, not the snapshot's). `-- --quick` runs both at a tenth of the
+ * trials (the large preset's shape, trialsPerAttack 46: ~108,000 trials) in about two minutes.
+ * Prints one JSON line per figure.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../src/simulator/index.js';
+import { diskUsage } from '../src/snapshot/disk-usage.js';
+import type { Manifest } from '../src/snapshot/manifest.js';
+
+const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+const TOKEN = 'bench-token';
+const DAYS = 30;
+
+const LARGE: SimulatorOptions = { seed: 1, preset: 'large', token: TOKEN };
+/** `--quick`: the large preset's shape (projects, assessments, jobs) with a tenth of its trials. */
+const REDUCED: SimulatorOptions = { seed: 1, preset: 'large', token: TOKEN, scale: { trialsPerAttack: 46 } };
+
+interface Day {
+  dir: string;
+  manifest: Manifest;
+  seconds: number;
+}
+
+function emit(figure: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify(figure)}\n`);
+}
+
+const round = (value: number, digits = 3): number => Number(value.toFixed(digits));
+
+/** One snapshot with the real CLI; `since` is the previous day's directory. */
+async function snapshot(sim: RunningSimulator, out: string, since?: string): Promise<Day> {
+  // The simulator computes a summary on first request (seconds on big projects) and caches it.
+  for (const key of sim.projectKeys) sim.truth.summary(key);
+  const args = [
+    '--import',
+    'tsx',
+    MAIN,
+    'snapshot',
+    ...['--base-url', sim.url, '--org', sim.org, '--workspace', sim.workspace, '--out', out, '--quiet'],
+    ...(since ? ['--since', since] : []),
+  ];
+  const child = spawn(process.execPath, args, {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', AIRT_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (code !== 0) throw new Error(`snapshot failed (${code}): ${stderr}`);
+  const dir = stdout.trim().split('\n').at(-1) ?? '';
+  const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
+  const { ctimeMs } = await stat(dir);
+  const end = Math.max(ctimeMs, Date.parse(manifest.finished_at));
+  return { dir, manifest, seconds: (end - Date.parse(manifest.started_at)) / 1000 };
+}
+
+/** Bytes of the files a day wrote itself (fetched or copied), i.e. not shared with the day before. */
+function ownBytes(manifest: Manifest): number {
+  return manifest.files.filter((f) => f.stored !== 'linked').reduce((sum, f) => sum + f.bytes, 0);
+}
+
+function trialsOf(manifest: Manifest): number {
+  return manifest.files.filter((f) => f.kind === 'trials').reduce((sum, f) => sum + (f.records ?? 0), 0);
+}
+
+/** Least-squares line y = a + b x with its R^2. */
+function fitLine(xs: readonly number[], ys: readonly number[]): { a: number; b: number; r2: number } {
+  const n = xs.length;
+  const mx = xs.reduce((s, x) => s + x, 0) / n;
+  const my = ys.reduce((s, y) => s + y, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < n; i++) {
+    sxy += (xs[i]! - mx) * (ys[i]! - my);
+    sxx += (xs[i]! - mx) ** 2;
+    syy += (ys[i]! - my) ** 2;
+  }
+  const b = sxx === 0 ? 0 : sxy / sxx;
+  return { a: my - b * mx, b, r2: sxx === 0 || syy === 0 ? 0 : (sxy * sxy) / (sxx * syy) };
+}
+
+/** (a) day 2 with nothing changed, on `sim` at epoch 0; returns day 1 for (b). */
+async function unchangedDayTwo(sim: RunningSimulator, out: string, label: string): Promise<Day> {
+  sim.setEpoch(0);
+  const day1 = await snapshot(sim, out);
+  const day2 = await snapshot(sim, out, day1.dir);
+  const day1Disk = await diskUsage([day1.dir]);
+  const bothDisk = await diskUsage([day1.dir, day2.dir]);
+  const newBytes = bothDisk.bytes - day1Disk.bytes;
+  emit({
+    figure: 'nightly_snapshot_day2_unchanged',
+    workspace: label,
+    trials: trialsOf(day1.manifest),
+    files: day1.manifest.files.length,
+    day1_seconds: round(day1.seconds, 2),
+    day2_seconds: round(day2.seconds, 2),
+    time_ratio: round(day2.seconds / day1.seconds),
+    target_time_ratio: 0.1,
+    day1_bytes_on_disk: day1Disk.bytes,
+    day2_new_bytes_on_disk: newBytes,
+    bytes_ratio: round(newBytes / day1Disk.bytes, 4),
+    target_bytes_ratio: 0.02,
+    day2_files_linked: day2.manifest.files.filter((f) => f.stored === 'linked').length,
+    day2_requests: day2.manifest.files.filter((f) => !f.reused_from).length,
+  });
+  // Day 2 of (a) is not part of (b)'s series, which moves the epoch from day 1 on.
+  await rm(day2.dir, { recursive: true, force: true });
+  return day1;
+}
+
+/** (b) DAYS days from `day1`, the epoch moving on each day. */
+async function thirtyDays(sim: RunningSimulator, out: string, day1: Day, label: string): Promise<void> {
+  const days: Day[] = [day1];
+  const day1Bytes = (await diskUsage([day1.dir])).bytes;
+  const day1Fetched = ownBytes(day1.manifest);
+  const perDay: { day: number; seconds: number; fetched_mb: number; new_mb_on_disk: number }[] = [];
+  let diskBefore = day1Bytes;
+  for (let day = 2; day <= DAYS; day++) {
+    sim.setEpoch(day - 1);
+    const taken = await snapshot(sim, out, days.at(-1)!.dir);
+    days.push(taken);
+    const disk = (await diskUsage(days.map((d) => d.dir))).bytes;
+    perDay.push({
+      day,
+      seconds: round(taken.seconds, 2),
+      fetched_mb: round(ownBytes(taken.manifest) / 1e6, 2),
+      new_mb_on_disk: round((disk - diskBefore) / 1e6, 2),
+    });
+    diskBefore = disk;
+  }
+  const total = await diskUsage(days.map((d) => d.dir));
+  const meanSeconds = perDay.reduce((s, d) => s + d.seconds, 0) / perDay.length;
+  const meanFetched = perDay.reduce((s, d) => s + d.fetched_mb, 0) / perDay.length;
+  const line = fitLine(
+    perDay.map((d) => d.fetched_mb),
+    perDay.map((d) => d.seconds),
+  );
+  emit({
+    figure: 'nightly_snapshot_30_days',
+    workspace: label,
+    days: DAYS,
+    day1_trials: trialsOf(day1.manifest),
+    last_day_trials: trialsOf(days.at(-1)!.manifest),
+    day1_bytes_on_disk: day1Bytes,
+    total_bytes_on_disk: total.bytes,
+    total_bytes_if_copied: total.apparentBytes,
+    disk_ratio: round(total.bytes / day1Bytes),
+    target_disk_ratio: 3,
+    day1_seconds: round(day1.seconds, 2),
+    later_days_mean_seconds: round(meanSeconds, 2),
+    later_days_mean_fetched_mb: round(meanFetched, 2),
+    // Proportionality: a later day's share of day 1's time against its share of day 1's data.
+    later_days_time_share: round(meanSeconds / day1.seconds),
+    later_days_data_share: round((meanFetched * 1e6) / day1Fetched),
+    fit_seconds_per_fetched_mb: round(line.b),
+    fit_fixed_seconds_per_day: round(line.a),
+    fit_r2: round(line.r2),
+    per_day: perDay,
+  });
+}
+
+const root = await mkdtemp(path.join(tmpdir(), 'airt-bench-nightly-'));
+const quick = process.argv.includes('--quick');
+const sim = await startSimulator(quick ? REDUCED : LARGE);
+try {
+  const label = quick ? 'large preset shape, a tenth of its trials (--quick)' : 'large preset';
+  const out = path.join(root, 'snapshots');
+  const day1 = await unchangedDayTwo(sim, out, label);
+  await thirtyDays(sim, out, day1, label);
+} finally {
+  await sim.close();
+  await rm(root, { recursive: true, force: true });
+}

@@ -1,0 +1,57 @@
+/**
+ * Dated risk acceptances that still hold at a snapshot's time and end within the warning window
+ * (30 days), from the metrics layer's metric_findings, so the gate report, the diff and the reports
+ * list the same ones: an acceptance nobody renews quietly turns its finding open again.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+
+/** How far ahead an ending acceptance is listed. */
+export const ACCEPTANCE_WARNING_DAYS = 30;
+
+export interface ExpiringAcceptance {
+  project_key: string;
+  attack_run_id: string;
+  attack_name: string | null;
+  goal_category: string | null;
+  severity: string;
+  accepted_by: string | null;
+  reason: string | null;
+  /** Last day it holds (YYYY-MM-DD). */
+  accepted_until: string;
+  /** Whole days from the snapshot's fetch time to the end of the acceptance. */
+  days_left: number;
+}
+
+/** Acceptances of `snapshotId` (optionally only `projects`) ending within ACCEPTANCE_WARNING_DAYS. */
+export async function readExpiringAcceptances(
+  conn: DuckDBConnection,
+  snapshotId: string,
+  projects: readonly string[] | null = null,
+): Promise<ExpiringAcceptance[]> {
+  const reader = await conn.runAndReadAll(
+    `SELECT f.project_key, f.attack_run_id, f.attack_name, f.goal_category, f.severity, f.accepted_by,
+            f.acceptance_reason, f.accepted_until,
+            CAST(floor(epoch(f.expires_at - s.fetched_at) / 86400) AS BIGINT) AS days_left
+     FROM metric_findings f JOIN snapshots s ON s.snapshot_id = f.snapshot_id
+     WHERE f.snapshot_id = $1 AND f.acceptance_state = 'accepted' AND f.counted
+       AND f.expires_at <= s.fetched_at + INTERVAL ${ACCEPTANCE_WARNING_DAYS} DAY
+     ORDER BY f.expires_at, f.project_key, f.attack_run_id`,
+    [snapshotId],
+  );
+  const wanted = projects === null ? null : new Set(projects);
+  const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+  return reader
+    .getRowObjectsJS()
+    .filter((row) => wanted === null || wanted.has(str(row.project_key)))
+    .map((row) => ({
+      project_key: str(row.project_key),
+      attack_run_id: str(row.attack_run_id),
+      attack_name: typeof row.attack_name === 'string' ? row.attack_name : null,
+      goal_category: typeof row.goal_category === 'string' ? row.goal_category : null,
+      severity: str(row.severity),
+      accepted_by: typeof row.accepted_by === 'string' ? row.accepted_by : null,
+      reason: typeof row.acceptance_reason === 'string' ? row.acceptance_reason : null,
+      accepted_until: str(row.accepted_until),
+      days_left: Number(row.days_left),
+    }));
+}

@@ -1,0 +1,270 @@
+/**
+ * An OSCAL 1.1.2 `assessment-results` document (NIST OSCAL Assessment Results model) for one project
+ * and snapshot, built from the warehouse (read-evidence.ts):
+ *
+ *   result          the snapshot's assessment of the project (start/end: the snapshot's fetch window)
+ *   reviewed-controls  the framework categories that were tested (control-id `<framework>.<tag>`)
+ *   observations    one per red-team finding (attack run): severity, status, trial references, and
+ *                   relevant-evidence pointing at back-matter resources that carry the sha256 of the
+ *                   snapshot files it comes from (trials/<assessment>.json, the project summary)
+ *   risks           one per finding that is open or under an accepted risk: status open, or
+ *                   deviation-approved with a completed "risk accepted" response (owner, reason) and
+ *                   the acceptance's end as `deadline`; an expired acceptance is open again
+ *   findings        one per tested framework category: target objective `<framework>.<tag>`,
+ *                   satisfied (passing) or not-satisfied (failing), related observations and risks
+ *
+ * UUIDs are version 5 from stable ids (uuid.ts), timestamps the snapshot's, keys in fixed order: the
+ * same snapshot gives the same bytes. Text from the service is escaped for OSCAL's Markdown fields.
+ */
+import { escapeMarkdownText } from '../text-safety.js';
+import type { OscalCategory, OscalEvidence, OscalFinding } from './read-evidence.js';
+import { oscalUuid } from './uuid.js';
+
+/** The OSCAL release whose assessment-results model this document follows. */
+export const OSCAL_VERSION = '1.1.2';
+/** Namespace of airt-report's own props (OSCAL requires one for names it does not define). */
+export const AIRT_NS = 'urn:airt-report:oscal';
+
+type Json = Record<string, unknown>;
+
+const prop = (name: string, value: string): Json => ({ name, ns: AIRT_NS, value });
+
+/** OSCAL tokens allow letters, digits, `.`, `-`, `_` (starting with a letter or `_`). */
+function token(text: string): string {
+  const cleaned = text.replace(/[^\p{L}\p{N}._-]/gu, '_');
+  return /^[\p{L}_]/u.test(cleaned) ? cleaned : `_${cleaned}`;
+}
+
+const md = (text: string | null): string => escapeMarkdownText(text ?? '—');
+
+function controlId(category: OscalCategory): string {
+  return token(`${category.framework}.${category.tag}`);
+}
+
+/** The snapshot file a finding's trials come from, and the project summary its attack run is in. */
+function evidenceFiles(finding: OscalFinding, evidence: OscalEvidence): string[] {
+  const candidates = [
+    `trials/${finding.assessment_id}.json`,
+    `projects/${evidence.snapshot.project_key}/summary.json`,
+  ];
+  return candidates.filter((file) => evidence.files.has(file));
+}
+
+function resourceUuid(evidence: OscalEvidence, file: string): string {
+  return oscalUuid('resource', evidence.snapshot.snapshot_id, file);
+}
+
+function observation(finding: OscalFinding, evidence: OscalEvidence): Json {
+  const { snapshot } = evidence;
+  const trialText =
+    finding.trial_count === 0
+      ? 'no trial spans in the snapshot'
+      : `${finding.trial_count} trial spans of this attack${finding.trial_count > finding.trials.length ? ` (first ${finding.trials.length} listed)` : ''}`;
+  return {
+    uuid: oscalUuid('observation', snapshot.snapshot_id, finding.attack_run_id),
+    title: `${finding.attack_name ?? 'attack'} against ${finding.goal_category ?? 'goal'}`,
+    description:
+      `Red-team attack run ${finding.attack_run_id} (${md(finding.attack_name)}) in assessment ` +
+      `${md(finding.assessment_name ?? finding.assessment_id)} reached goal ${md(finding.goal)} ` +
+      `(category ${md(finding.goal_category)}), best judge score ${finding.best_score ?? '—'}: ${trialText}.`,
+    props: [
+      prop('attack-run-id', finding.attack_run_id),
+      prop('assessment-id', finding.assessment_id),
+      prop('severity', finding.severity),
+      prop('finding-status', finding.finding_status),
+      ...(finding.best_score === null ? [] : [prop('best-score', String(finding.best_score))]),
+      ...finding.trials.map((trial) => prop('trial', trial.ref)),
+    ],
+    methods: ['TEST'],
+    types: ['finding'],
+    'relevant-evidence': evidenceFiles(finding, evidence).map((file) => ({
+      href: `#${resourceUuid(evidence, file)}`,
+      description: file.startsWith('trials/')
+        ? `Trial spans of assessment ${finding.assessment_id} (${file}, sha256 ${evidence.files.get(file)?.sha256 ?? '?'})`
+        : `Project summary listing the attack run (${file}, sha256 ${evidence.files.get(file)?.sha256 ?? '?'})`,
+    })),
+    collected: snapshot.fetched_at ?? snapshot.started_at,
+  };
+}
+
+/** A risk for a finding that is open, or whose risk was accepted (active or expired). */
+function risk(finding: OscalFinding, evidence: OscalEvidence): Json | null {
+  const accepted = finding.acceptance_state === 'accepted';
+  if (!finding.is_open && !accepted) return null;
+  const id = finding.attack_run_id;
+  const snapshotId = evidence.snapshot.snapshot_id;
+  const who = `${md(finding.accepted_by)} until ${finding.accepted_until ?? '—'}: ${md(finding.acceptance_reason)}`;
+  const response =
+    finding.acceptance_state === null
+      ? []
+      : [
+          {
+            uuid: oscalUuid('response', snapshotId, id),
+            lifecycle: 'completed',
+            title: accepted ? 'Risk accepted' : 'Risk acceptance expired',
+            description: accepted
+              ? `Accepted by ${who}.`
+              : `Was accepted by ${who}; the acceptance has expired, so the risk is open again.`,
+            props: [
+              prop('accepted-by', finding.accepted_by ?? ''),
+              prop('accepted-until', finding.accepted_until ?? ''),
+              prop('acceptance-state', finding.acceptance_state),
+            ],
+          },
+        ];
+  return {
+    uuid: oscalUuid('risk', snapshotId, id),
+    title: `${finding.severity} risk: ${finding.attack_name ?? 'attack'} against ${finding.goal_category ?? 'goal'}`,
+    description: `The model under test can be made to reach goal ${md(finding.goal)} by ${md(finding.attack_name)}.`,
+    statement: `Severity ${finding.severity} (best judge score ${finding.best_score ?? '—'}), triage status ${finding.finding_status}.`,
+    props: [prop('severity', finding.severity), prop('attack-run-id', id)],
+    status: accepted ? 'deviation-approved' : 'open',
+    ...(finding.expires_at === null || finding.acceptance_state === null
+      ? {}
+      : { deadline: finding.expires_at }),
+    ...(response.length === 0 ? {} : { remediations: response }),
+    ...(finding.acceptance_state === null || finding.accepted_at === null
+      ? {}
+      : {
+          'risk-log': {
+            entries: [
+              {
+                uuid: oscalUuid('risk-log', snapshotId, id, 'accepted'),
+                title: 'Risk accepted',
+                start: finding.accepted_at,
+                ...(finding.expires_at === null ? {} : { end: finding.expires_at }),
+                'status-change': 'deviation-approved',
+                'related-responses': [{ 'response-uuid': oscalUuid('response', snapshotId, id) }],
+              },
+            ],
+          },
+        }),
+    'related-observations': [{ 'observation-uuid': oscalUuid('observation', snapshotId, id) }],
+  };
+}
+
+function finding(category: OscalCategory, evidence: OscalEvidence, findings: readonly OscalFinding[]): Json {
+  const snapshotId = evidence.snapshot.snapshot_id;
+  const id = controlId(category);
+  const attacks = new Set(category.attacks_used ?? []);
+  const related = findings.filter((f) => f.attack_name !== null && attacks.has(f.attack_name));
+  const risks = related.filter((f) => f.is_open || f.acceptance_state === 'accepted');
+  const failing = category.state === 'failing';
+  return {
+    uuid: oscalUuid('finding', snapshotId, category.framework, category.tag),
+    title: `${category.framework} ${category.tag}: ${failing ? 'failing' : 'passing'}`,
+    description:
+      `Framework category ${md(category.tag)} of ${md(category.framework)} was tested with ` +
+      `${category.total_trials ?? 'an unknown number of'} trials and is ${failing ? 'failing (an attack succeeded)' : 'passing (no attack succeeded)'}.`,
+    target: {
+      type: 'objective-id',
+      'target-id': id,
+      status: { state: failing ? 'not-satisfied' : 'satisfied' },
+    },
+    ...(related.length === 0
+      ? {}
+      : {
+          'related-observations': related.map((f) => ({
+            'observation-uuid': oscalUuid('observation', snapshotId, f.attack_run_id),
+          })),
+        }),
+    ...(risks.length === 0
+      ? {}
+      : {
+          'related-risks': risks.map((f) => ({
+            'risk-uuid': oscalUuid('risk', snapshotId, f.attack_run_id),
+          })),
+        }),
+  };
+}
+
+/** The whole document, as a plain object ready for JSON.stringify. */
+export function buildAssessmentResults(evidence: OscalEvidence): Json {
+  const { snapshot } = evidence;
+  const snapshotId = snapshot.snapshot_id;
+  const counted = evidence.findings.filter((f) => f.counted);
+  const decided = evidence.categories.filter((c) => c.state === 'failing' || c.state === 'passing');
+  const undecided = evidence.categories.filter((c) => c.state !== 'failing' && c.state !== 'passing');
+  const cited = [...new Set(counted.flatMap((f) => evidenceFiles(f, evidence)))].sort();
+  const manifestResource = oscalUuid('resource', snapshotId, 'manifest');
+  const when = snapshot.fetched_at ?? snapshot.started_at ?? '1970-01-01T00:00:00.000Z';
+  const project = `${snapshot.project_key} (${snapshot.org}/${snapshot.workspace})`;
+  const risks = counted.map((f) => risk(f, evidence)).filter((r): r is Json => r !== null);
+  return {
+    'assessment-results': {
+      uuid: oscalUuid('assessment-results', snapshotId, snapshot.project_key),
+      metadata: {
+        title: `AI red-team assessment results: ${project}`,
+        'last-modified': when,
+        version: snapshotId,
+        'oscal-version': OSCAL_VERSION,
+        props: [prop('snapshot-id', snapshotId), prop('root-sha256', snapshot.root_sha256 ?? 'unknown')],
+        remarks: `Written by airt-report ${snapshot.tool_version ?? ''} from snapshot ${snapshotId}. A mapping of red-team results onto framework categories, not a certification.`,
+      },
+      'import-ap': {
+        href: `#${manifestResource}`,
+        remarks:
+          'No OSCAL assessment plan exists for a red-team run; the snapshot (its manifest and root hash, in back-matter) stands for what was assessed.',
+      },
+      results: [
+        {
+          uuid: oscalUuid('result', snapshotId, snapshot.project_key),
+          title: `Red-team results for ${project}, snapshot ${snapshotId}`,
+          description:
+            `Every finding (attack run) of the completed assessments of project ${md(snapshot.project_name ?? snapshot.project_key)} ` +
+            `in snapshot ${snapshotId} (root sha256 ${snapshot.root_sha256 ?? 'unknown'}), and the framework categories they test.`,
+          start: snapshot.started_at ?? when,
+          end: when,
+          props: [prop('snapshot-id', snapshotId), prop('project-key', snapshot.project_key)],
+          'reviewed-controls': {
+            'control-selections': [
+              decided.length === 0
+                ? { description: 'No framework category was tested with enough evidence.' }
+                : {
+                    description: 'Framework categories the assessments tested (failing or passing).',
+                    'include-controls': decided.map((c) => ({ 'control-id': controlId(c) })),
+                  },
+            ],
+          },
+          ...(counted.length === 0 ? {} : { observations: counted.map((f) => observation(f, evidence)) }),
+          ...(risks.length === 0 ? {} : { risks }),
+          ...(decided.length === 0 ? {} : { findings: decided.map((c) => finding(c, evidence, counted)) }),
+          ...(undecided.length === 0
+            ? {}
+            : {
+                remarks: `Not decided (not tested, or insufficient evidence): ${undecided.map((c) => `${c.framework}.${c.tag} (${c.state})`).join(', ')}.`,
+              }),
+        },
+      ],
+      'back-matter': {
+        resources: [
+          {
+            uuid: manifestResource,
+            title: `Snapshot ${snapshotId} manifest`,
+            description: `Root sha256 ${snapshot.root_sha256 ?? 'unknown'}: sha256 of the sorted "<sha256>  <path>" lines of every snapshot file.`,
+            props: [prop('root-sha256', snapshot.root_sha256 ?? 'unknown')],
+          },
+          ...cited.map((file) => {
+            const info = evidence.files.get(file);
+            return {
+              uuid: resourceUuid(evidence, file),
+              title: file,
+              rlinks: [
+                {
+                  href: file,
+                  'media-type': 'application/json',
+                  hashes: [{ algorithm: 'SHA-256', value: info?.sha256 ?? '' }],
+                },
+              ],
+            };
+          }),
+        ],
+      },
+    },
+  };
+}
+
+/** Deterministic JSON text of the document. */
+export function assessmentResultsJson(document: Json): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

@@ -1,0 +1,212 @@
+/**
+ * What an OSCAL export of one project and snapshot needs, read from the warehouse (never the
+ * snapshot directory, so an export can be made again later): the snapshot, its findings with their
+ * current triage and risk acceptance (the metrics layer's metric_findings), the trials behind each
+ * finding, the compliance categories' states, and the sha256 of every snapshot file cited.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { queryRows } from '../diff/warehouse-source.js';
+import { UsageError } from '../errors.js';
+
+export interface OscalSnapshot {
+  snapshot_id: string;
+  org: string;
+  workspace: string;
+  started_at: string | null;
+  fetched_at: string | null;
+  root_sha256: string | null;
+  tool_version: string | null;
+  project_key: string;
+  project_id: string | null;
+  project_name: string | null;
+}
+
+export interface OscalFinding {
+  attack_run_id: string;
+  assessment_id: string;
+  assessment_name: string | null;
+  attack_name: string | null;
+  goal: string | null;
+  goal_category: string | null;
+  severity: string;
+  best_score: number | null;
+  finding_status: string;
+  is_open: boolean;
+  counted: boolean;
+  acceptance_state: string | null;
+  accepted_by: string | null;
+  acceptance_reason: string | null;
+  accepted_until: string | null;
+  expires_at: string | null;
+  accepted_at: string | null;
+  /** Trials of this attack run's assessment and attack (span id, else index), in order. */
+  trials: { ref: string; score: number | null }[];
+  trial_count: number;
+}
+
+export interface OscalCategory {
+  framework: string;
+  tag: string;
+  state: string;
+  attacks_used: string[] | null;
+  total_trials: number | null;
+}
+
+export interface OscalFile {
+  path: string;
+  kind: string;
+  sha256: string;
+  bytes: number;
+}
+
+export interface OscalEvidence {
+  snapshot: OscalSnapshot;
+  findings: OscalFinding[];
+  categories: OscalCategory[];
+  /** Snapshot files by path. */
+  files: Map<string, OscalFile>;
+}
+
+/** Trial references listed per finding; the count and the file's hash cover the rest. */
+const TRIAL_REFS = 20;
+
+const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const num = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value : null;
+
+/** The project's snapshot: `snapshotId`, else the newest holding it; several workspaces need org/workspace. */
+async function readSnapshot(
+  conn: DuckDBConnection,
+  request: {
+    project: string;
+    snapshotId?: string | undefined;
+    org?: string | undefined;
+    workspace?: string | undefined;
+  },
+): Promise<OscalSnapshot> {
+  const rows = await queryRows(
+    conn,
+    `SELECT p.snapshot_id, s.org, s.workspace, strftime(s.started_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS started_at,
+            strftime(s.fetched_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS fetched_at, s.root_sha256, s.tool_version,
+            p.project_key, p.project_id, p.project_name
+     FROM projects p JOIN snapshots s ON s.snapshot_id = p.snapshot_id
+     WHERE (p.project_key = $1 OR p.project_id = $1) AND p.manifest_status = 'ok'
+       AND ($2::VARCHAR IS NULL OR p.snapshot_id = $2) AND ($3::VARCHAR IS NULL OR s.org = $3)
+       AND ($4::VARCHAR IS NULL OR s.workspace = $4)
+     ORDER BY s.fetched_at DESC, p.snapshot_id DESC`,
+    [request.project, request.snapshotId ?? null, request.org ?? null, request.workspace ?? null],
+  );
+  const first = rows[0];
+  if (first === undefined) {
+    throw new UsageError(
+      `No snapshot in the database holds project ${request.project}${request.snapshotId ? ` in snapshot ${request.snapshotId}` : ''}.`,
+    );
+  }
+  const places = new Set(rows.map((row) => `${String(row.org)}/${String(row.workspace)}`));
+  if (request.snapshotId === undefined && places.size > 1) {
+    throw new UsageError(
+      `Project ${request.project} exists in several workspaces (${[...places].sort().join(', ')}); choose one with --org and --workspace.`,
+    );
+  }
+  return {
+    snapshot_id: String(first.snapshot_id),
+    org: String(first.org),
+    workspace: String(first.workspace),
+    started_at: str(first.started_at),
+    fetched_at: str(first.fetched_at),
+    root_sha256: str(first.root_sha256),
+    tool_version: str(first.tool_version),
+    project_key: String(first.project_key),
+    project_id: str(first.project_id),
+    project_name: str(first.project_name),
+  };
+}
+
+/** Reads everything the document is made of. */
+export async function readOscalEvidence(
+  conn: DuckDBConnection,
+  request: {
+    project: string;
+    snapshotId?: string | undefined;
+    org?: string | undefined;
+    workspace?: string | undefined;
+  },
+): Promise<OscalEvidence> {
+  const snapshot = await readSnapshot(conn, request);
+  const params = [snapshot.snapshot_id, snapshot.project_key];
+  const findingRows = await queryRows(
+    conn,
+    `SELECT f.*, strftime(f.expires_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS expires_text,
+            strftime(f.accepted_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS accepted_text
+     FROM metric_findings f WHERE f.snapshot_id = $1 AND f.project_key = $2 ORDER BY f.attack_run_id`,
+    params,
+  );
+  const trialRows = await queryRows(
+    conn,
+    `SELECT assessment_id, attack_name, coalesce(span_id, 'trial_index=' || CAST(trial_index AS VARCHAR),
+              'trial_ordinal=' || CAST(trial_ordinal AS VARCHAR)) AS ref, score
+     FROM trials WHERE snapshot_id = $1 AND project_key = $2 ORDER BY assessment_id, attack_name, trial_ordinal`,
+    params,
+  );
+  const trialsBy = new Map<string, { ref: string; score: number | null }[]>();
+  for (const row of trialRows) {
+    const key = JSON.stringify([row.assessment_id, row.attack_name]);
+    const list = trialsBy.get(key) ?? [];
+    list.push({ ref: String(row.ref), score: num(row.score) });
+    trialsBy.set(key, list);
+  }
+  const findings = findingRows.map((row): OscalFinding => {
+    const trials = trialsBy.get(JSON.stringify([row.assessment_id, row.attack_name])) ?? [];
+    return {
+      attack_run_id: String(row.attack_run_id),
+      assessment_id: String(row.assessment_id),
+      assessment_name: str(row.assessment_name),
+      attack_name: str(row.attack_name),
+      goal: str(row.goal),
+      goal_category: str(row.goal_category),
+      severity: String(row.severity),
+      best_score: num(row.best_score),
+      finding_status: String(row.finding_status),
+      is_open: row.is_open === true,
+      counted: row.counted === true,
+      acceptance_state: str(row.acceptance_state),
+      accepted_by: str(row.accepted_by),
+      acceptance_reason: str(row.acceptance_reason),
+      accepted_until: str(row.accepted_until),
+      expires_at: str(row.expires_text),
+      accepted_at: str(row.accepted_text),
+      trials: trials.slice(0, TRIAL_REFS),
+      trial_count: trials.length,
+    };
+  });
+  const categoryRows = await queryRows(
+    conn,
+    `SELECT framework, tag, state, attacks_used, total_trials FROM metric_compliance_categories
+     WHERE snapshot_id = $1 AND project_key = $2 ORDER BY framework, tag`,
+    params,
+  );
+  const categories = categoryRows.map((row): OscalCategory => ({
+    framework: String(row.framework),
+    tag: String(row.tag),
+    state: String(row.state),
+    attacks_used: Array.isArray(row.attacks_used) ? row.attacks_used.map(String) : null,
+    total_trials: num(row.total_trials),
+  }));
+  const fileRows = await queryRows(
+    conn,
+    'SELECT path, kind, sha256, bytes FROM snapshot_files WHERE snapshot_id = $1 ORDER BY path',
+    [snapshot.snapshot_id],
+  );
+  const files = new Map(
+    fileRows.map((row) => [
+      String(row.path),
+      {
+        path: String(row.path),
+        kind: String(row.kind),
+        sha256: String(row.sha256),
+        bytes: num(row.bytes) ?? 0,
+      },
+    ]),
+  );
+  return { snapshot, findings, categories, files };
+}

@@ -1,0 +1,109 @@
+/**
+ * Gates outside a run (`airt-report gates`): the configured gates evaluated on a snapshot already in
+ * the warehouse, with the same code and metrics as the run's gate step, so CI can re-check a
+ * database (or a snapshot loaded elsewhere) and get the gate report and its JUnit XML.
+ *
+ *   config gates ─▶ snapshot (given, or the workspace's newest) ─▶ previous (given, or the one loaded
+ *   before it) ─▶ projects in scope ─▶ evaluateGates (warehouse metrics) ─▶ gate report
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { UsageError } from '../errors.js';
+import {
+  holdsSeveralWorkspaces,
+  previousSnapshotId,
+  projectsInSnapshot,
+  queryRows,
+  snapshotInfo,
+} from '../diff/warehouse-source.js';
+import { buildGateReport, type GateReport } from './gate-report.js';
+import { evaluateGates, type GateToEvaluate } from './gates.js';
+import { readExpiringAcceptances } from '../metrics/read-acceptances.js';
+import { warehouseMetricProvider } from './warehouse-metrics.js';
+
+export interface CheckGatesOptions {
+  gates: readonly GateToEvaluate[];
+  onUnknown: 'trip' | 'warn';
+  /** Project keys or ids in scope; empty: every project of the snapshot. */
+  projects: readonly string[];
+  org: string;
+  workspace: string;
+  /** Default: the newest snapshot of org/workspace in the database. */
+  snapshotId?: string | undefined;
+  /** What new/regressed findings are counted against; default: the snapshot loaded before it; null: none. */
+  previousSnapshotId?: string | null | undefined;
+}
+
+export interface CheckGatesResult {
+  report: GateReport;
+  /** Configured projects the snapshot does not hold, and other things the user should know. */
+  warnings: string[];
+}
+
+/** Evaluates the gates on an open warehouse connection (read-only is enough). */
+export async function checkGates(
+  conn: DuckDBConnection,
+  options: CheckGatesOptions,
+): Promise<CheckGatesResult> {
+  const snapshotId = options.snapshotId ?? (await newestSnapshot(conn, options.org, options.workspace));
+  const info = await snapshotInfo(conn, snapshotId);
+  if (info === null) throw new UsageError(`Snapshot ${snapshotId} is not in the database; load it first.`);
+  if (info.org !== options.org || info.workspace !== options.workspace) {
+    throw new UsageError(
+      `Snapshot ${snapshotId} belongs to ${info.org}/${info.workspace}, not ${options.org}/${options.workspace} of the config.`,
+    );
+  }
+  const previous =
+    options.previousSnapshotId === undefined
+      ? await previousSnapshotId(conn, snapshotId)
+      : options.previousSnapshotId;
+  if (previous !== null) {
+    const previousInfo = await snapshotInfo(conn, previous);
+    if (previousInfo === null) throw new UsageError(`Snapshot ${previous} is not in the database.`);
+    if (previousInfo.org !== info.org || previousInfo.workspace !== info.workspace) {
+      throw new UsageError(
+        `Snapshot ${previous} belongs to another workspace than ${snapshotId}; gates never compare workspaces.`,
+      );
+    }
+  }
+  const available = await projectsInSnapshot(conn, snapshotId);
+  const warnings: string[] = [];
+  const projects: string[] = [];
+  if (options.projects.length === 0) projects.push(...available.map((p) => p.key));
+  for (const wanted of options.projects) {
+    const match = available.find((p) => p.key === wanted || p.id === wanted);
+    if (match) projects.push(match.key);
+    else warnings.push(`project ${wanted} is not in snapshot ${snapshotId}`);
+  }
+  const results = await evaluateGates(options.gates, warehouseMetricProvider(conn), {
+    snapshotId,
+    previousSnapshotId: previous,
+    projects,
+    onUnknown: options.onUnknown,
+  });
+  const several = await holdsSeveralWorkspaces(conn);
+  const report = buildGateReport({
+    snapshotId,
+    previousSnapshotId: previous,
+    rootSha256: info.root_sha256,
+    workspace: several ? { org: info.org, workspace: info.workspace } : undefined,
+    results,
+    expiringAcceptances: await readExpiringAcceptances(conn, snapshotId, projects),
+  });
+  return { report, warnings };
+}
+
+async function newestSnapshot(conn: DuckDBConnection, org: string, workspace: string): Promise<string> {
+  const rows = await queryRows(
+    conn,
+    `SELECT snapshot_id FROM snapshots WHERE org = $1 AND workspace = $2
+     ORDER BY fetched_at DESC, snapshot_id DESC LIMIT 1`,
+    [org, workspace],
+  );
+  const id = rows[0]?.snapshot_id;
+  if (typeof id !== 'string') {
+    throw new UsageError(
+      `The database holds no snapshot of ${org}/${workspace}; run airt-report load first.`,
+    );
+  }
+  return id;
+}

@@ -1,0 +1,49 @@
+/**
+ * Issue 14: storing trial rows once per distinct content changes no output. Every named query, every
+ * relation of the table contract and the executive reports of a database holding five snapshots (two
+ * of which share all their trial files, one read strictly) equal, byte for byte, the files the
+ * loader wrote before deduplication (test/golden/warehouse-dedupe/, never rewritten by CI).
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runQuery } from '../../src/warehouse/query.js';
+import { makeTempDir } from '../helpers/temp-dirs.js';
+import { buildGoldenDatabase, DEDUPE_GOLDEN_DIR, renderDedupeGoldenSet } from './dedupe-golden-set.js';
+
+let rendered: Map<string, string>;
+let db: string;
+
+beforeAll(async () => {
+  const dir = await makeTempDir('airt-dedupe-golden-');
+  db = await buildGoldenDatabase(dir);
+  rendered = await renderDedupeGoldenSet(db, dir);
+}, 60_000);
+
+describe('the deduplicated warehouse against the outputs of the old way', () => {
+  it('renders every golden file, and no other', async () => {
+    const expected = (await readdir(DEDUPE_GOLDEN_DIR)).sort();
+    expect([...rendered.keys()].sort()).toEqual(expected);
+  });
+
+  it('gives every named query, relation and executive report byte for byte', async () => {
+    for (const name of (await readdir(DEDUPE_GOLDEN_DIR)).sort()) {
+      const expected = await readFile(path.join(DEDUPE_GOLDEN_DIR, name), 'utf8');
+      expect(rendered.get(name), name).toBe(expected);
+    }
+  });
+
+  it('stores the trials the snapshots share once', async () => {
+    const result = await runQuery(
+      db,
+      `SELECT (SELECT count(*) FROM trial_content), (SELECT count(*) FROM trials),
+              (SELECT count(*) FROM trial_content_files)`,
+    );
+    const [stored, viewed, contents] = (result.rows[0] ?? []).map(Number);
+    // first: 3 files (15 trials); second and third: the same 3 plus one (4 trials); fourth: first's
+    // files, one of them read strictly (7 trials stored apart); partial: none.
+    expect(viewed).toBe(15 + 19 + 19 + 15);
+    expect(stored).toBe(15 + 4 + 7);
+    expect(contents).toBe(5);
+  });
+});
