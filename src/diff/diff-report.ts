@@ -244,7 +244,11 @@ function metricName(metric: MetricDelta): string {
 
 function metricTable(metrics: readonly MetricDelta[]): string[] {
   // Metrics unknown on both sides for no stated reason say nothing in a table (the JSON keeps them).
-  const shown = metrics.filter((m) => m.from !== null || m.to !== null || m.excluded !== null);
+  const known = metrics.filter((m) => m.from !== null || m.to !== null || m.excluded !== null);
+  // A table of changes lists what changed; the unchanged are counted, not listed (the overall
+  // figures always show, so a reader sees the headline even when it held still).
+  const shown = known.filter((m) => m.group === 'overall' || !isUnchanged(m));
+  const unchanged = known.length - shown.length;
   if (shown.length === 0) return [];
   const lines = ['| Metric | Before | After | Change |', '| --- | ---: | ---: | ---: |'];
   for (const metric of shown) {
@@ -270,7 +274,13 @@ function metricTable(metrics: readonly MetricDelta[]): string[] {
       `| ${metricName(metric)} | ${side(metric.from, 'from')} | ${side(metric.to, 'to')} | ${change} |`,
     );
   }
+  if (unchanged > 0) lines.push('', `${countOf(unchanged, 'other metric', 'other metrics')} did not change.`);
   return [...lines, ''];
+}
+
+/** Known on both sides, neither excluded, and equal: nothing to act on. */
+function isUnchanged(metric: MetricDelta): boolean {
+  return metric.presence === 'both' && metric.excluded === null && metric.delta === 0;
 }
 
 function findingTable(title: string, rows: { finding: FindingRecord; note: string }[]): string[] {

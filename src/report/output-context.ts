@@ -31,10 +31,19 @@ export interface OutputContext {
   own(text: string): string;
 }
 
+/**
+ * A line-break opportunity after each underscore of escaped HTML text, so a narrow table cell wraps
+ * an identifier (`echo_chamber_attack`) at its parts instead of mid-word; browsers already break
+ * after a hyphen. Escaped text holds no "_" of its own (entities are `&lt;`, `&#x3D;`, …).
+ */
+export function breakIdentifiers(escaped: string): string {
+  return escaped.replaceAll('_', '_<wbr>');
+}
+
 export const HTML_CONTEXT: OutputContext = {
   format: 'html',
-  text: escapeHtml,
-  code: (raw) => `<code>${escapeHtml(raw)}</code>`,
+  text: (raw) => breakIdentifiers(escapeHtml(raw)),
+  code: (raw) => `<code>${breakIdentifiers(escapeHtml(raw))}</code>`,
   own: escapeHtml,
 };
 

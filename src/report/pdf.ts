@@ -56,6 +56,11 @@ export interface PdfOptions {
    * than the print time that would make every run's bytes differ.
    */
   documentDate?: string | null | undefined;
+  /**
+   * A class set on <body> before printing: the stylesheet prints the executive report's appendix
+   * (`print-appendix`) or its one-page summary alone (`print-brief`) by it.
+   */
+  bodyClass?: 'print-appendix' | 'print-brief' | undefined;
 }
 
 /**
@@ -96,6 +101,10 @@ export async function printPdf(html: string, options: PdfOptions): Promise<Uint8
       const page = context.pages()[0] ?? (await context.newPage());
       await page.setContent(html, { waitUntil: 'load' });
       await page.emulateMedia({ media: 'print' });
+      const { bodyClass } = options;
+      // A string expression: the project compiles without DOM types; bodyClass is one of ours.
+      if (bodyClass !== undefined)
+        await page.evaluate(`document.body.classList.add(${JSON.stringify(bodyClass)})`);
       const pdf = await page.pdf({
         format: 'A4',
         printBackground: true,

@@ -12,11 +12,13 @@ import {
   SEVERITY_LEVELS,
   trendPointProject,
   workspaceLabel,
+  type ComplianceCategoryRow,
   type ComplianceModel,
   type ExecutiveModel,
   type PortfolioModel,
 } from './model.js';
 import { Escaped } from './output-context.js';
+import { remediationFor } from '../taxonomy/remediation.js';
 import { MIN_TRIALS_FOR_EVIDENCE } from '../metrics/read-figures.js';
 import { sinceLastSnapshotView } from './view-since-last-snapshot.js';
 import { riskClass, severityClass, type ChartView, type ViewText } from './view-text.js';
@@ -185,6 +187,24 @@ export function executiveSections(model: ExecutiveModel, text: ViewText, chart: 
   };
 }
 
+/**
+ * What to do about each category failing now (its current state, else its worst): the guidance we
+ * ship for the framework category, with a link to the framework's own page.
+ */
+function remediationRows(framework: string, categories: readonly ComplianceCategoryRow[], text: ViewText) {
+  return categories
+    .filter((row) => (row.currentState ?? row.state) === 'failing')
+    .map((row) => {
+      const remediation = remediationFor(framework, row.tag);
+      return {
+        tag: text.code(row.tag),
+        title: text.maybeLabel(row.title),
+        guidance: remediation?.guidance ?? null,
+        url: remediation?.url ?? null,
+      };
+    });
+}
+
 export function complianceSections(model: ComplianceModel, text: ViewText, chart: ChartLookup) {
   return {
     coverage: { chart: chart('compliance-coverage') },
@@ -223,6 +243,7 @@ export function complianceSections(model: ComplianceModel, text: ViewText, chart
                 : new Escaped(row.attacksUsed.map((attack) => text.label(attack).value).join(', ')),
           assessmentsTested: row.assessmentsTested,
         })),
+        remediation: remediationRows(section.framework, section.categories, text),
         assessments: section.heatmap.assessments.length,
         heatmap: chart(heatmapChartName(section, index)),
         excludes: section.excludes.map((exclusion) => text.exclusion(exclusion)),

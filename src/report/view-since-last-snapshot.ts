@@ -33,6 +33,11 @@ function metricRow(metric: MetricChange, value: Formatter, delta: Formatter) {
   };
 }
 
+/** Known on both sides and equal: a table of changes counts it instead of listing it. */
+function unchanged(metric: MetricChange): boolean {
+  return metric.presence === 'both' && metric.delta === 0;
+}
+
 function keyList(text: ViewText, keys: readonly string[]): Escaped | null {
   return keys.length === 0 ? null : new Escaped(keys.map((key) => text.code(key).value).join(', '));
 }
@@ -77,19 +82,19 @@ export function sinceLastSnapshotView(section: SinceLastSnapshot | null | undefi
       { label: 'Overall ASR', ...metricRow(section.overallAsr, percent, points) },
       { label: 'Risk score (0–10)', ...metricRow(section.riskScore, risk, riskDelta) },
     ],
-    categoryAsr: section.categoryAsr.map((metric) => ({
-      category: text.label(metric.key),
-      ...metricRow(metric, percent, points),
-    })),
+    categoryAsr: section.categoryAsr
+      .filter((metric) => !unchanged(metric))
+      .map((metric) => ({ category: text.label(metric.key), ...metricRow(metric, percent, points) })),
     moreCategories: Math.max(0, section.categoryAsrTotal - section.categoryAsr.length),
-    coverage: section.coverage.map((metric) => ({
-      title: text.label(metric.title),
-      ...metricRow(metric, percent, points),
-    })),
-    evaluationPassRates: section.evaluationPassRates.map((metric) => ({
-      job: text.label(metric.key),
-      ...metricRow(metric, percent, points),
-    })),
+    unchangedCategories: section.categoryAsr.filter(unchanged).length,
+    coverage: section.coverage
+      .filter((metric) => !unchanged(metric))
+      .map((metric) => ({ title: text.label(metric.title), ...metricRow(metric, percent, points) })),
+    unchangedCoverage: section.coverage.filter(unchanged).length,
+    evaluationPassRates: section.evaluationPassRates
+      .filter((metric) => !unchanged(metric))
+      .map((metric) => ({ job: text.label(metric.key), ...metricRow(metric, percent, points) })),
+    unchangedPassRates: section.evaluationPassRates.filter(unchanged).length,
     schemaDrift: section.schemaDrift.map((change) => ({
       fileKind: text.code(change.fileKind),
       added: keyList(text, change.added) ?? NO_KEYS,

@@ -17,6 +17,7 @@ import {
   type ReportModel,
 } from './model.js';
 import { Escaped } from './output-context.js';
+import { briefView } from './view-brief.js';
 import { consistencyChecksView } from './view-consistency.js';
 import { complianceSections, executiveSections, portfolioSections } from './view-sections.js';
 import type { ChartView, ViewText } from './view-text.js';
@@ -105,6 +106,35 @@ const KIND_TITLES = {
   portfolio: 'Portfolio red-team report',
 } as const;
 
+/** html-validate's limit for a <title>: browsers cut longer ones in a tab anyway. */
+const TITLE_LIMIT = 70;
+
+/**
+ * The HTML <title>: the report kind and the project, the project cut with "…" to fit the limit
+ * (the page's own heading shows it whole).
+ */
+export function pageTitle(kind: ReportModel['kind'], project: string | null, limit = TITLE_LIMIT): string {
+  const head = KIND_TITLES[kind];
+  if (project === null) return head;
+  const room = Math.max(1, limit - head.length - ' — '.length);
+  const chars = [...project];
+  return `${head} — ${chars.length <= room ? project : `${chars.slice(0, room - 1).join('')}…`}`;
+}
+
+/** The <title> as written in the file, escapes counted: the project is cut until it fits. */
+function escapedTitle(text: ViewText, kind: ReportModel['kind'], project: string | null): Escaped {
+  let room = TITLE_LIMIT;
+  // <title> holds text only: no line-break opportunities (output-context.ts breakIdentifiers).
+  const escape = (limit: number): Escaped =>
+    new Escaped(text.label(pageTitle(kind, project, limit)).value.replaceAll('<wbr>', ''));
+  let title = escape(room);
+  while (title.value.length > TITLE_LIMIT && room > KIND_TITLES[kind].length) {
+    room -= title.value.length - TITLE_LIMIT;
+    title = escape(room);
+  }
+  return title;
+}
+
 export interface ViewOptions {
   charts: Record<string, ChartView>;
 }
@@ -120,6 +150,11 @@ export function buildView(model: ReportModel, text: ViewText, options: ViewOptio
     kind: model.kind,
     reportTitle: KIND_TITLES[model.kind],
     title: model.kind === 'portfolio' ? 'All projects' : text.label(projectLabel(model.project)),
+    pageTitle: escapedTitle(
+      text,
+      model.kind,
+      model.kind === 'portfolio' ? null : projectLabel(model.project),
+    ),
     dataAsOf: formatDateTime(dataAsOf),
     dataAsOfDate: formatDate(dataAsOf),
     summary: model.summary.map((sentence) => text.sentence(sentence)),
@@ -129,7 +164,11 @@ export function buildView(model: ReportModel, text: ViewText, options: ViewOptio
   let sections: Record<string, unknown>;
   switch (model.kind) {
     case 'executive':
-      sections = { project: projectView(text, model.project), ...executiveSections(model, text, chart) };
+      sections = {
+        project: projectView(text, model.project),
+        brief: briefView(model, text),
+        ...executiveSections(model, text, chart),
+      };
       break;
     case 'compliance':
       sections = { project: projectView(text, model.project), ...complianceSections(model, text, chart) };

@@ -58,6 +58,11 @@ async function reportFile(out: string, format: ReportFormat): Promise<string> {
   return out;
 }
 
+/** `report.pdf` → `report-appendix.pdf`, beside it. */
+export function appendixFile(report: string): string {
+  return path.join(path.dirname(report), `${path.basename(report, '.pdf')}-appendix.pdf`);
+}
+
 /** Renders a model in the requested format and writes it (with chart files for Markdown). */
 export async function writeReport(model: ReportModel, options: WriteReportOptions): Promise<WrittenReport> {
   const report = await reportFile(options.out, options.format);
@@ -95,12 +100,20 @@ export async function writeReport(model: ReportModel, options: WriteReportOption
   if (options.format === 'html') {
     await write(report, rendered.html);
   } else {
-    const pdf = await printPdf(rendered.html, {
-      executablePath: options.chromiumPath ?? resolveChromiumPath({}),
-      signal: options.signal,
-      documentDate: reportDataAsOf(model),
-    });
-    await write(report, pdf);
+    const print = (bodyClass?: 'print-appendix') =>
+      printPdf(rendered.html, {
+        executablePath: options.chromiumPath ?? resolveChromiumPath({}),
+        signal: options.signal,
+        documentDate: reportDataAsOf(model),
+        bodyClass,
+      });
+    await write(report, await print());
+    // The executive PDF stays short; its appendix (every finding, every job) prints beside it.
+    if (model.kind === 'executive') {
+      const appendix = appendixFile(report);
+      await write(appendix, await print('print-appendix'));
+      return { report, files: [report, appendix], redactedCount: rendered.redactedCount };
+    }
   }
   return { report, files: [report], redactedCount: rendered.redactedCount };
 }

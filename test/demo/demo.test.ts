@@ -1,9 +1,18 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../../src/demo/run-demo.js';
 import { verifyBundle } from '../../src/pipeline/verify-bundle.js';
+import { CHROMIUM_ARGS, resolveChromiumPath } from '../../src/report/pdf.js';
+import { axeViolations, htmlErrors } from '../report/a11y.js';
+
+/** Pages of a PDF by poppler's pdfinfo. */
+function pdfPages(file: string): number {
+  const info = execFileSync('pdfinfo', [file], { encoding: 'utf8' });
+  return Number(/^Pages:\s+(\d+)/m.exec(info)?.[1] ?? NaN);
+}
 
 const root = mkdtempSync(path.join(tmpdir(), 'airt-demo-test-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -32,6 +41,38 @@ describe('airt-report demo', () => {
     const executive = written.find((p) => p.endsWith('report.html') && p.includes('executive'));
     expect(executive).toBeDefined();
     expect(readFileSync(executive ?? '', 'utf8')).toContain('Since last snapshot');
+    // The executive PDF opens with its one-page summary and stays short (issue 16: 25 pages
+    // before); the long lists print beside it as an appendix, so nothing is lost.
+    const pdf = written.find((p) => p.endsWith('report.pdf') && p.includes('executive'));
+    expect(pdf).toBeDefined();
+    expect(pdfPages(pdf ?? '')).toBeLessThanOrEqual(10);
+    const appendix = written.find((p) => p.endsWith('report-appendix.pdf'));
+    expect(appendix).toBeDefined();
+    expect(execFileSync('pdftotext', [appendix ?? '', '-'], { encoding: 'utf8' })).toContain(
+      'Evaluation jobs',
+    );
+    // Tables of changes list what changed and count the rest.
+    const diff = readFileSync(written.find((p) => p.endsWith('diff.md')) ?? '', 'utf8');
+    expect(diff).toMatch(/\d+ other metrics? did not change\./);
+    expect(diff).not.toMatch(/\| evaluation pass rate: [^|]+\| ([^|]+) \| \1 \| \+?0\.0 pp \|/);
+    // Every HTML report kind over the demo data: no axe-core WCAG 2 A/AA violation (issue 16: 61
+    // contrast failures before), no html-validate error.
+    const htmlReports = written.filter((p) => p.endsWith('.html'));
+    expect(htmlReports.length).toBeGreaterThanOrEqual(3);
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({
+      executablePath: resolveChromiumPath(process.env),
+      args: [...CHROMIUM_ARGS],
+    });
+    try {
+      for (const file of htmlReports) {
+        const html = readFileSync(file, 'utf8');
+        expect(await axeViolations(browser, html), file).toEqual([]);
+        expect(await htmlErrors(html), file).toEqual([]);
+      }
+    } finally {
+      await browser.close();
+    }
     // The operator's triage edit between the runs reaches the journal.
     const journal = readFileSync(path.join(result.out, 'triage', 'journal.jsonl'), 'utf8')
       .trim()

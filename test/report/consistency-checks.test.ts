@@ -119,7 +119,7 @@ describe('consistency checks in every report', () => {
       const htmlPart = section(html, '<h3>Consistency checks</h3>');
       const firstHtmlRow = /<tbody>\s*(<tr[^]*?<\/tr>)/.exec(htmlPart)?.[1] ?? '';
       expect(firstHtmlRow).toContain('class="dq-disagrees"');
-      expect(firstHtmlRow).toContain('<code>total_findings</code>');
+      expect(firstHtmlRow).toContain('<code>total_<wbr>findings</code>');
       expect(firstHtmlRow).toContain('<strong>DISAGREES</strong>');
       const project = (json.projects as Json[]).find(
         (entry) => (entry.project as Json).key === 'payments-bot',

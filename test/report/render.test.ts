@@ -37,7 +37,7 @@ describe('golden files', () => {
   it('match the committed expected Markdown and HTML, and rendering twice gives identical bytes', async () => {
     const first = await renderGoldenSet();
     const second = await renderGoldenSet();
-    expect(first.size).toBe(6);
+    expect(first.size).toBe(8);
     for (const [name, content] of first) {
       expect(second.get(name), `${name} rendered twice`).toBe(content);
       const expected = await readFile(goldenPath(name), 'utf8');
@@ -65,7 +65,10 @@ describe('Markdown output', () => {
         }
         expect(token.type, JSON.stringify(token.raw)).not.toBe('html');
         if (token.type === 'link')
-          expect((token as Tokens.Link).href).toMatch(/^charts\/[a-z0-9-]+\.(?:vl\.json|png)$/u);
+          // Chart files, or our remediation links to the frameworks' own sites (never data).
+          expect((token as Tokens.Link).href).toMatch(
+            /^(?:charts\/[a-z0-9-]+\.(?:vl\.json|png)|https:\/\/(?:genai\.owasp\.org|atlas\.mitre\.org|www\.nist\.gov|saif\.google)\/[A-Za-z0-9./-]*)$/u,
+          );
         if (token.type === 'image')
           expect((token as Tokens.Image).href).toMatch(/^charts\/[a-z0-9-]+\.svg$/u);
       });
@@ -78,8 +81,12 @@ describe('Markdown output', () => {
       });
       expect(parsedLines).toBe(tableLines);
       const rendered = marked.parse(markdown, { gfm: true }) as string;
-      expect(rendered).not.toMatch(/<script|<img(?![^>]*src="charts\/)|<svg|<style|href="(?!charts\/)/iu);
-      expect(rendered).not.toMatch(/<a\s(?![^>]*href="charts\/)/iu);
+      expect(rendered).not.toMatch(
+        /<script|<img(?![^>]*src="charts\/)|<svg|<style|href="(?!charts\/|https:\/\/(?:genai\.owasp\.org|atlas\.mitre\.org|www\.nist\.gov|saif\.google)\/)/iu,
+      );
+      expect(rendered).not.toMatch(
+        /<a\s(?![^>]*href="(?:charts\/|https:\/\/(?:genai\.owasp\.org|atlas\.mitre\.org|www\.nist\.gov|saif\.google)\/))/iu,
+      );
       expect(charts.length).toBeGreaterThan(0);
       for (const chart of charts) expect(markdown).toContain(`](charts/${chart.name}.svg)`);
     },
@@ -103,9 +110,18 @@ describe('HTML output', () => {
       expect(html).toContain(
         `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:;`,
       );
-      expect(html).not.toMatch(/<script|<iframe|<object|<embed|<img|<link|<a\s|@import/iu);
+      expect(html).not.toMatch(
+        /<script|<iframe|<object|<embed|<img|<link|<a\s(?!href="https:\/\/(?:genai\.owasp\.org|atlas\.mitre\.org|www\.nist\.gov|saif\.google)\/)|@import/iu,
+      );
       // Markup only: attribute values and text nodes hold escaped data (`&lt;img src=x onerror=…`), inert.
-      const markup = html.replace(/="[^"]*"/gu, '=""').replace(/>[^<]*</gu, '><');
+      // Our remediation links (to the frameworks' own sites) are dropped first: they are not data.
+      const markup = html
+        .replace(
+          /<a href="https:\/\/(?:genai\.owasp\.org|atlas\.mitre\.org|www\.nist\.gov|saif\.google)\/[A-Za-z0-9./-]*">/gu,
+          '<a>',
+        )
+        .replace(/="[^"]*"/gu, '=""')
+        .replace(/>[^<]*</gu, '><');
       expect(markup).not.toMatch(/\s(?:src|href|action|formaction|srcset|on[a-z]+)\s*=/iu);
       expect(markup).not.toContain(PWNED_FLAG);
       expect(html.match(/<svg /gu)?.length).toBe(charts.length);
@@ -127,7 +143,7 @@ describe('HTML output', () => {
     for (const render of [renderHtml, renderMarkdown]) {
       const output = await render(complianceFixture());
       const text = 'html' in output ? output.html : output.markdown;
-      expect(text).toMatch(/compliance(?:\\)?_matrix/u);
+      expect(text).toMatch(/compliance(?:\\)?_(?:<wbr>)?matrix/u);
       expect(text).toMatch(/Excludes 1 assessment with erroneous/u);
       expect(text).toContain('Legacy run');
     }

@@ -122,8 +122,14 @@ describe('sinceLastSnapshot from the warehouse', () => {
     // The section follows the summary and precedes the risk posture.
     const order = ['## Summary', '## Since last snapshot', '## Risk posture'].map((h) => markdown.indexOf(h));
     expect(order).toEqual([...order].sort((a, b) => a - b));
-    // The summary itself no longer carries the comparison (it used to be appended there).
-    expect(markdown).not.toContain('Since the last snapshot');
+    // The summary itself no longer carries the comparison (it used to be appended there); the
+    // one-page summary above it ("At a glance") gives the counts.
+    const summary = markdown.slice(
+      markdown.indexOf('## Summary'),
+      markdown.indexOf('## Since last snapshot'),
+    );
+    expect(summary).not.toContain('Since the last snapshot');
+    expect(markdown).toContain('**Since the last snapshot:** 2 new, 0 regressed, 0 resolved');
 
     const { html } = await renderHtml(model);
     expect(html).toContain('<section class="report-section" id="since-last-snapshot">');

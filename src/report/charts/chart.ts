@@ -54,10 +54,12 @@ export const CHART_CONFIG: Config = {
     gridColor: '#e6e9ee',
     domainColor: '#a0a8b3',
     tickColor: '#a0a8b3',
-    labelLimit: 260,
+    // 0: no limit. A cut label ("Weekly jailbre…" three times) makes different items read alike.
+    labelLimit: 0,
   },
   legend: {
     labelColor: '#3d4852',
+    labelLimit: 0,
     titleColor: '#3d4852',
     labelFontSize: 11,
     titleFontSize: 11,
@@ -119,13 +121,39 @@ export function stackedCountAxis(field: string, title: string) {
 export const STACK_ORDER = { field: 'order', type: 'quantitative' as const };
 
 /** A UTC time axis of calendar dates, as every trend chart shows them. */
-export function dateAxis(field: string) {
+export function dateAxis(field: string, times: readonly (string | null)[] = []) {
+  const ticks = dayTicks(times);
   return {
     field,
     type: 'temporal' as const,
     scale: { type: 'utc' as const },
-    axis: { title: null, format: '%Y-%m-%d', labelAngle: 0, tickCount: 6 },
+    axis: {
+      title: null,
+      format: '%Y-%m-%d',
+      labelAngle: 0,
+      // Explicit ticks at most one per calendar day: automatic ticks over a range of hours print
+      // the same date several times.
+      ...(ticks.length > 0 ? { values: ticks } : { tickCount: 6 }),
+    },
   };
+}
+
+/**
+ * One tick per UTC day the data falls on, at that day's earliest point (inside the data's domain),
+ * at most `max`, evenly picked; empty without data.
+ */
+export function dayTicks(times: readonly (string | null)[], max = 6): number[] {
+  const earliest = new Map<number, number>();
+  for (const time of times) {
+    const ms = time === null ? NaN : Date.parse(time);
+    if (!Number.isFinite(ms)) continue;
+    const day = Math.floor(ms / 86_400_000);
+    earliest.set(day, Math.min(earliest.get(day) ?? ms, ms));
+  }
+  const days = [...earliest.values()].sort((a, b) => a - b);
+  if (days.length <= max) return days;
+  const step = (days.length - 1) / (max - 1);
+  return [...new Set(Array.from({ length: max }, (_, i) => days[Math.round(i * step)] ?? 0))];
 }
 
 /**

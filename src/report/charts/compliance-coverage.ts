@@ -81,7 +81,7 @@ export function complianceCoverageChart(rows: readonly FrameworkCoverage[], labe
               field: 'state',
               type: 'nominal',
               scale: { domain: stateDomain, range: stateRange },
-              legend: { title: null, values: legendValues, labelLimit: 200 },
+              legend: { title: null, values: legendValues, labelLimit: 0 },
             },
             order: STACK_ORDER,
           },

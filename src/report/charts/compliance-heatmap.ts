@@ -33,7 +33,17 @@ export function complianceHeatmapChart(
   label: Labeler,
 ): ChartDefinition {
   const assessments = section.heatmap.assessments;
-  const columns = distinctLabels(assessments.map((assessment) => label(assessment.name ?? assessment.id)));
+  // A column with no tested cell (an assessment still pending, or one that tested nothing of this
+  // framework) says so in its label, so an all-grey column is explained where it is drawn.
+  const testedIds = new Set(
+    section.heatmap.cells.filter((cell) => cell.tested).map((cell) => cell.assessmentId),
+  );
+  const columns = distinctLabels(
+    assessments.map(
+      (assessment) =>
+        `${label(assessment.name ?? assessment.id)}${testedIds.has(assessment.id) ? '' : ' (nothing tested)'}`,
+    ),
+  );
   const rows = distinctLabels(
     section.categories.map((category) =>
       label(categoryLabel(section.framework, category.tag, category.title)),
@@ -84,7 +94,7 @@ export function complianceHeatmapChart(
           sort: columns,
           scale: { domain: columns },
           axis: labelled
-            ? { title: 'Assessments, oldest to newest', labelAngle: -40, labelLimit: 140 }
+            ? { title: 'Assessments, oldest to newest', labelAngle: -40, labelLimit: 0 }
             : { title: `${assessments.length} assessments, oldest to newest`, labels: false, ticks: false },
         },
         y: { field: 'category', type: 'nominal', sort: rows, scale: { domain: rows }, axis: { title: null } },
@@ -101,7 +111,7 @@ export function complianceHeatmapChart(
                 domain: states.map((state) => HEATMAP_STATES[state].label),
                 range: states.map((state) => HEATMAP_STATES[state].fill),
               },
-              legend: { title: null, orient: 'bottom', direction: 'vertical', labelLimit: 240 },
+              legend: { title: null, orient: 'bottom', direction: 'vertical', labelLimit: 0 },
             },
           },
         },

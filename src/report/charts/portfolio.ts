@@ -171,7 +171,7 @@ export function portfolioCoverageChart(
                 values: legendValues,
                 orient: 'bottom',
                 direction: 'vertical',
-                labelLimit: 260,
+                labelLimit: 0,
               },
             },
           },
@@ -221,7 +221,10 @@ export function portfolioAsrTrendChart(
       data: { values },
       mark: { type: 'line', point: { filled: true, size: 30 }, strokeWidth: 2 },
       encoding: {
-        x: dateAxis('fetched'),
+        x: dateAxis(
+          'fetched',
+          values.map((point) => point.fetched),
+        ),
         y: fractionAxis('asr', 'Overall ASR'),
         color: {
           field: 'project',

@@ -22,7 +22,10 @@ export function riskTrendChart(points: readonly RiskTrendPoint[], label: Labeler
         { mark: { type: 'point', filled: true, size: 36 } },
       ],
       encoding: {
-        x: dateAxis('date'),
+        x: dateAxis(
+          'date',
+          values.map((point) => point.date),
+        ),
         y: riskScoreAxis('risk'),
       },
     },
