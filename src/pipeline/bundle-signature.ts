@@ -112,7 +112,9 @@ export function checkBundleSignature(inputs: SignatureInputs): { check: Signatur
   if (text === null) {
     const check: SignatureCheck = { status: 'unsigned', ...none, detail: 'the bundle is not signed' };
     if (inputs.allowed !== null)
-      problems.push('not signed: a signature was required (--allowed-signers) but the bundle has none');
+      problems.push(
+        'not signed: a signature was required (an allowed-signers file was given) but the bundle has none',
+      );
     return { check, problems };
   }
   let signature;
@@ -142,7 +144,8 @@ export function checkBundleSignature(inputs: SignatureInputs): { check: Signatur
         source,
         signer: null,
         key_fingerprint: fingerprint,
-        detail: 'the signature matches the key it carries; give --allowed-signers FILE to check who signed',
+        detail:
+          'the signature matches the key it carries; check it against an allowed-signers file to know who signed',
       },
       problems,
     };

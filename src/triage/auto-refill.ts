@@ -22,11 +22,12 @@ export interface AutoRefillResult {
   warnings: string[];
 }
 
-const FLAG_OF_FIELD: Record<string, string> = {
-  enabled: '--enabled',
-  monthly_cap: '--monthly-cap',
-  quantity: '--quantity',
-  threshold: '--threshold',
+/** The library option that sets each body field (the CLI spells it as its flag). */
+const OPTION_OF_FIELD: Record<string, string> = {
+  enabled: 'enabled',
+  monthly_cap: 'monthlyCap',
+  quantity: 'quantity',
+  threshold: 'threshold',
 };
 
 /**
@@ -50,7 +51,7 @@ export async function configureAutoRefill(
         warnings: [`The settings were applied, but the answer could not be read: ${error.message}`],
       };
     }
-    throw withFieldErrors(error, (field) => FLAG_OF_FIELD[field]);
+    throw withFieldErrors(error, (field) => OPTION_OF_FIELD[field]);
   }
 }
 

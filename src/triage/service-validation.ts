@@ -4,7 +4,7 @@
  */
 import { isHttpError } from '../api/errors.js';
 import type { ValidationErrorItem } from '../api/schemas.js';
-import { CliError } from '../errors.js';
+import { EXIT, libraryOptionName, WordedError } from '../errors.js';
 import { terminalSafe } from './terminal-text.js';
 
 const MAX_ITEMS = 50;
@@ -24,12 +24,13 @@ export function fieldOf(loc: readonly (string | number)[]): string {
 /** One line per item: `  monthly_cap: Input should be less than or equal to 50 (less_than_equal)`. */
 export function formatValidationItems(
   items: readonly ValidationErrorItem[],
-  flagOf?: (field: string) => string | undefined,
+  optionOf?: (field: string) => string | undefined,
+  name: (option: string) => string = libraryOptionName,
 ): string[] {
   const lines = items.slice(0, MAX_ITEMS).map((item) => {
     const field = fieldOf(item.loc);
-    const flag = flagOf?.(field);
-    const label = terminalSafe(field, 80) + (flag ? ` (${flag})` : '');
+    const option = optionOf?.(field);
+    const label = terminalSafe(field, 80) + (option ? ` (${name(option)})` : '');
     return `  ${label}: ${terminalSafe(item.msg, 300)} (${terminalSafe(item.type, 60)})`;
   });
   if (items.length > MAX_ITEMS) lines.push(`  … and ${items.length - MAX_ITEMS} more`);
@@ -37,10 +38,11 @@ export function formatValidationItems(
 }
 
 /**
- * Rewrites a 422 with `errors[]` as a multi-line CliError (exit 1) listing each field; anything else
- * is returned unchanged.
+ * Rewrites a 422 with `errors[]` as a multi-line error (exit 1) listing each field beside the option
+ * that sets it (`options.monthlyCap` in the library, `--monthly-cap` at the CLI); anything else is
+ * returned unchanged.
  */
-export function withFieldErrors(error: unknown, flagOf?: (field: string) => string | undefined): unknown {
+export function withFieldErrors(error: unknown, optionOf?: (field: string) => string | undefined): unknown {
   if (!isHttpError(error) || error.status !== 422 || !error.errors || error.errors.length === 0) return error;
   const said = [error.type, error.detail]
     .filter((s): s is string => Boolean(s))
@@ -48,7 +50,12 @@ export function withFieldErrors(error: unknown, flagOf?: (field: string) => stri
   const head =
     `${error.method} ${error.path} was refused with 422${said.length > 0 ? ` (${said.join(': ')})` : ''}; ` +
     'nothing was changed. The service rejected these fields:';
-  return new CliError([head, ...formatValidationItems(error.errors, flagOf)].join('\n'), undefined, {
-    cause: error,
-  });
+  const items = error.errors;
+  return new WordedError(
+    (name) => [head, ...formatValidationItems(items, optionOf, name)].join('\n'),
+    EXIT.failure,
+    {
+      cause: error,
+    },
+  );
 }

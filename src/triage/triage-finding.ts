@@ -13,11 +13,12 @@ import { withFieldErrors } from './service-validation.js';
 import { terminalSafe } from './terminal-text.js';
 import type { ValidTriageChange } from './triage-request.js';
 
-const FLAG_OF_FIELD: Record<string, string> = {
-  finding_status: '--status',
-  finding_type: '--type',
-  severity: '--severity',
-  notes: '--notes',
+/** The library option that sets each body field (the CLI spells it as its flag). */
+const OPTION_OF_FIELD: Record<string, string> = {
+  finding_status: 'status',
+  finding_type: 'type',
+  severity: 'severity',
+  notes: 'notes',
 };
 
 /** One triage change to send, with the journal to record it in. */
@@ -73,7 +74,7 @@ export async function triageFinding(options: TriageFindingOptions): Promise<Tria
   if (entry.outcome === 'outcome_unknown') {
     throw new CliError(outcomeUnknownMessage(entry, journalPath), undefined, { cause: outcome.error });
   }
-  if (entry.outcome === 'failed') throw withFieldErrors(outcome.error, (field) => FLAG_OF_FIELD[field]);
+  if (entry.outcome === 'failed') throw withFieldErrors(outcome.error, (field) => OPTION_OF_FIELD[field]);
   return {
     entry,
     ...(outcome.finding ? { finding: outcome.finding } : {}),

@@ -183,7 +183,7 @@ describe.skipIf(!haveSshKeygen)('signed bundles', () => {
     expect(unsigned.ok).toBe(false);
     expect(unsigned.signature.status).toBe('unsigned');
     expect(unsigned.problems).toContain(
-      'not signed: a signature was required (--allowed-signers) but the bundle has none',
+      'not signed: a signature was required (an allowed-signers file was given) but the bundle has none',
     );
     const stranger = await verifyBundle(await bundle('stranger.zip', otherKey), { allowedSigners: allowed });
     expect(stranger.ok).toBe(false);

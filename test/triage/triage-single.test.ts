@@ -1,3 +1,4 @@
+import { cliMessage } from '../../src/cli/option-names.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -238,7 +239,13 @@ describe('triage FINDING_ID', () => {
       expect(error?.message).toMatch(
         /was refused with 422 .*; nothing was changed\. The service rejected these fields:/u,
       );
-      expect(error?.message).toMatch(/\n {2}finding_status \(--status\): .+\n {2}severity \(--severity\): /u);
+      // The library names its options; the CLI prints the same lines with its flags.
+      expect(error?.message).toMatch(
+        /\n {2}finding_status \(options\.status\): .+\n {2}severity \(options\.severity\): /u,
+      );
+      expect(cliMessage(error!)).toMatch(
+        /\n {2}finding_status \(--status\): .+\n {2}severity \(--severity\): /u,
+      );
     } finally {
       await client.close();
     }

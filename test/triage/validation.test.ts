@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AUTO_REFILL_BOUNDS } from '../../src/api/schemas.js';
 import { validateAutoRefill } from '../../src/triage/auto-refill-request.js';
+import { cliMessage, cliOptionName } from '../../src/cli/option-names.js';
 import { fieldOf, formatValidationItems } from '../../src/triage/service-validation.js';
 import { terminalSafe, terminalSafeJson } from '../../src/triage/terminal-text.js';
 import { validateTriageChange } from '../../src/triage/triage-request.js';
@@ -31,6 +32,16 @@ describe('triage change validation', () => {
   });
 });
 
+/** The message the CLI prints for what `run` throws (option names spelled as flags). */
+function cliThrown(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    return cliMessage(error as Error);
+  }
+  throw new Error('expected a throw');
+}
+
 describe('auto-refill bounds', () => {
   const at = (field: 'threshold' | 'quantity' | 'monthlyCap', value: number) => ({
     enabled: true,
@@ -48,12 +59,16 @@ describe('auto-refill bounds', () => {
     const { min, max } = AUTO_REFILL_BOUNDS[field];
     expect(validateAutoRefill(at(key, min))[field]).toBe(min);
     expect(validateAutoRefill(at(key, max))[field]).toBe(max);
-    expect(() => validateAutoRefill(at(key, min - 1))).toThrow(`${flag} must be at least ${min}`);
-    expect(() => validateAutoRefill(at(key, max + 1))).toThrow(`${flag} must be at most ${max}`);
+    // The library names its option; the CLI prints the same problem with its flag.
+    expect(() => validateAutoRefill(at(key, min - 1))).toThrow(`options.${key} must be at least ${min}`);
+    expect(cliThrown(() => validateAutoRefill(at(key, min - 1)))).toContain(
+      `${flag} must be at least ${min}`,
+    );
+    expect(cliThrown(() => validateAutoRefill(at(key, max + 1)))).toContain(`${flag} must be at most ${max}`);
   });
 
   it('requires every field and refuses non-integers', () => {
-    expect(() => validateAutoRefill({ threshold: '1e3', quantity: '0x2' })).toThrow(
+    expect(cliThrown(() => validateAutoRefill({ threshold: '1e3', quantity: '0x2' }))).toMatch(
       /pass --enabled or --no-enabled\n {2}--threshold must be an integer from 1000 to 1000000, got "1e3"\n {2}--quantity must be an integer from 1 to 10, got "0x2"\n {2}--monthly-cap is required/u,
     );
   });
@@ -66,9 +81,17 @@ describe('service validation errors', () => {
     expect(
       formatValidationItems(
         [{ loc: ['body', 'monthly_cap'], msg: 'Input should be <= 50\u001b[2J', type: 'less_than_equal' }],
-        (f) => (f === 'monthly_cap' ? '--monthly-cap' : undefined),
+        (f) => (f === 'monthly_cap' ? 'monthlyCap' : undefined),
+        cliOptionName,
       ),
     ).toEqual(['  monthly_cap (--monthly-cap): Input should be <= 50\\u{001b}[2J (less_than_equal)']);
+    // The library names its own option, not the CLI's flag.
+    expect(
+      formatValidationItems(
+        [{ loc: ['body', 'monthly_cap'], msg: 'too big', type: 'less_than_equal' }],
+        (f) => (f === 'monthly_cap' ? 'monthlyCap' : undefined),
+      ),
+    ).toEqual(['  monthly_cap (options.monthlyCap): too big (less_than_equal)']);
   });
 });
 

@@ -193,7 +193,7 @@ async function runApply(args: TriageArgs, io: CliIO, journal: string): Promise<n
   const [decisionsModule, applyModule, formatApply, progressModule, { terminalSafe }] = await Promise.all([
     import('../../triage/decisions-file.js'),
     import('../../triage/apply-decisions.js'),
-    import('../../triage/format-apply.js'),
+    import('../format-apply.js'),
     import('../../triage/apply-progress.js'),
     import('../../triage/terminal-text.js'),
   ]);

@@ -3,11 +3,11 @@
  * number in the decisions file so the operator can find them; every cell passes through terminalSafe.
  */
 import type { UpdateFindingRequest } from '../api/schemas.js';
-import type { ApplyReport, RowOutcome } from './apply-decisions.js';
-import type { ApplyPlan, PlannedSkip } from './apply-plan.js';
-import type { DecisionRow } from './decisions-file.js';
-import { renderTable } from './format-table.js';
-import { TRIAGE_FIELDS } from './triage-request.js';
+import type { ApplyReport, RowOutcome } from '../triage/apply-decisions.js';
+import type { ApplyPlan, PlannedSkip } from '../triage/apply-plan.js';
+import type { DecisionRow } from '../triage/decisions-file.js';
+import { renderTable } from '../triage/format-table.js';
+import { TRIAGE_FIELDS } from '../triage/triage-request.js';
 
 const CHECK_UNKNOWN =
   'Their PATCH may or may not have been applied, so they were NOT sent again. Check each finding in the ' +
