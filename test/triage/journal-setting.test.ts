@@ -47,11 +47,11 @@ async function cli(cwd: string, argv: string[], extraEnv: Record<string, string>
 describe(`${JOURNAL_ENV}`, () => {
   it('is where triage writes and what snapshot and load read', async () => {
     const dir = await makeTempDir('airt-journal-env-');
-    const env = { [JOURNAL_ENV]: 'shared/journal.jsonl' };
+    const env = { [JOURNAL_ENV]: 'team-journals/journal.jsonl' };
     const triaged = await cli(dir, ['triage', findingId, '--status', 'false_positive'], env);
     expect(triaged.code).toBe(0);
     expect(existsSync(path.join(dir, 'triage', 'journal.jsonl'))).toBe(false);
-    expect(await readJournalLines(path.join(dir, 'shared', 'journal.jsonl'))).toMatchObject([
+    expect(await readJournalLines(path.join(dir, 'team-journals', 'journal.jsonl'))).toMatchObject([
       { finding_id: findingId, outcome: 'applied' },
     ]);
 
