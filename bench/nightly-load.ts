@@ -13,96 +13,14 @@
  *
  * Prints one JSON line per figure.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { startSimulator } from '../src/simulator/index.js';
 import { computeRootHash, type Manifest } from '../src/snapshot/manifest.js';
 import { verifySnapshot } from '../src/snapshot/verify.js';
-import { quoteLiteral } from '../src/warehouse/sql.js';
-
-const CLI = fileURLToPath(new URL('../bin/airt-report.js', import.meta.url));
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CACHE = path.join(tmpdir(), 'airt-bench-load-cache');
-const TOKEN = 'bench-token';
-
-function figure(name: string, value: number, unit: string, extra: Record<string, unknown> = {}): void {
-  console.log(JSON.stringify({ figure: name, value: Math.round(value * 1000) / 1000, unit, ...extra }));
-}
-
-async function highWaterMarkKb(pid: number): Promise<number | null> {
-  try {
-    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Runs the CLI in a child process; returns wall time and peak RSS. */
-async function runCli(args: string[], env: Record<string, string> = {}) {
-  const started = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  let peakRssKb = 0;
-  const sampler = setInterval(() => {
-    if (child.pid !== undefined)
-      void highWaterMarkKb(child.pid).then((kb) => (peakRssKb = Math.max(peakRssKb, kb ?? 0)));
-  }, 25);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-  clearInterval(sampler);
-  if (code !== 0 && code !== 3) throw new Error(`airt-report ${args[0]} exited with ${code}:\n${stderr}`);
-  return { wallMs: performance.now() - started, peakRssKb };
-}
-
-async function findSnapshot(root: string): Promise<string | null> {
-  for (const org of await readdir(root).catch(() => []))
-    for (const ws of await readdir(path.join(root, org)).catch(() => []))
-      for (const id of await readdir(path.join(root, org, ws)).catch(() => [])) {
-        const dir = path.join(root, org, ws, id);
-        if (await stat(path.join(dir, 'manifest.json')).catch(() => null)) return dir;
-      }
-  return null;
-}
-
-/** The cached large snapshot (bench/load.ts takes the same one), taken first when there is none. */
-async function largeSnapshot(): Promise<string> {
-  const found = await findSnapshot(CACHE);
-  if (found) return found;
-  await rm(CACHE, { recursive: true, force: true });
-  await mkdir(CACHE, { recursive: true });
-  const sim = await startSimulator({ preset: 'large', token: TOKEN });
-  try {
-    console.error(`taking the large snapshot into ${CACHE} …`);
-    await runCli(
-      [
-        'snapshot',
-        '--base-url',
-        sim.url,
-        '--org',
-        sim.org,
-        '--workspace',
-        sim.workspace,
-        '--out',
-        CACHE,
-        '--quiet',
-      ],
-      { AIRT_TOKEN: TOKEN },
-    );
-  } finally {
-    await sim.close();
-  }
-  const dir = await findSnapshot(CACHE);
-  if (!dir) throw new Error(`no finished snapshot under ${CACHE}`);
-  return dir;
-}
+import { buildCli, figure, largeSnapshot, rawReadJson, runCli } from './_large-snapshot.js';
 
 /** The snapshot again as the next day's: files hard-linked, manifest under a new id and time. */
 async function nextDay(dir: string, into: string): Promise<string> {
@@ -132,30 +50,7 @@ async function databaseSize(db: string): Promise<{ used: number; file: number }>
   }
 }
 
-async function rawReadJson(files: string[], dbFile: string): Promise<number> {
-  const instance = await DuckDBInstance.create(dbFile);
-  const conn = await instance.connect();
-  try {
-    const started = performance.now();
-    await conn.run(
-      `CREATE TABLE raw_trials AS SELECT * FROM read_json([${files.map(quoteLiteral).join(', ')}], format = 'array', union_by_name = true)`,
-    );
-    await conn.run('CHECKPOINT');
-    return performance.now() - started;
-  } finally {
-    conn.closeSync();
-    instance.closeSync();
-  }
-}
-
-execFileSync(
-  process.execPath,
-  [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-  {
-    cwd: ROOT,
-    stdio: 'inherit',
-  },
-);
+buildCli();
 const day1Dir = await largeSnapshot();
 const manifest = JSON.parse(await readFile(path.join(day1Dir, 'manifest.json'), 'utf8')) as Manifest;
 const trialFiles = manifest.files.filter((f) => f.kind === 'trials');
@@ -187,7 +82,7 @@ try {
   figure('day2_db_growth_file', (size2.file - size1.file) / size1.file, 'x', {
     note: "DuckDB's checkpoint writes the tables it appended to before freeing their old blocks; later loads reuse them",
   });
-  figure('day1_load_peak_rss', day1.peakRssKb / 1024, 'MB', { target: '< 512' });
+  if (day1.peakRssKb !== null) figure('day1_load_peak_rss', day1.peakRssKb / 1024, 'MB', { target: '< 512' });
   figure('raw_read_json', raw / 1000, 's');
   figure('day1_load_vs_raw', day1.wallMs / raw, 'x', { target: '<= 1.2' });
 } finally {
