@@ -8,7 +8,7 @@ import { chartHasData, chartsForModel } from '../report/charts/catalog.js';
 import { renderChartSvg } from '../report/charts/render-svg.js';
 import type { ReportModel } from '../report/model.js';
 import { TextShaper } from '../report/untrusted-text.js';
-import { Html, html } from './html.js';
+import { Html, markup } from './html.js';
 
 const LABELS = new TextShaper({ maxText: CHART_LABEL_MAX, redact: false });
 
@@ -21,11 +21,11 @@ export async function chartFigures(model: ReportModel, only?: (name: string) => 
   for (const chart of definitions) {
     const { svg } = await renderChartSvg(chart.spec, `viewer-${chart.name}`);
     figures.push(
-      html`<figure class="chart" id="chart-${chart.name}">
+      markup`<figure class="chart" id="chart-${chart.name}">
         <figcaption>${chart.title}</figcaption>
         ${new Html(svg)}
       </figure>`,
     );
   }
-  return html`${figures}`;
+  return markup`${figures}`;
 }

@@ -26,7 +26,7 @@ function render(value: HtmlValue): string {
 }
 
 /** A template literal whose values are escaped (arrays joined, Html kept). */
-export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
+export function markup(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
   let out = strings[0] ?? '';
   values.forEach((value, i) => {
     out += render(value) + (strings[i + 1] ?? '');
@@ -62,10 +62,10 @@ export function cellText(raw: unknown): Html {
 /** Long data text (candidate, response, reasoning) in a preformatted block. */
 export function fullText(raw: unknown): Html {
   if (raw === null || raw === undefined || raw === '') return new Html('<p class="muted">(none)</p>');
-  return html`<pre class="data-text">${FULL.label(asText(raw))}</pre>`;
+  return markup`<pre class="data-text">${FULL.label(asText(raw))}</pre>`;
 }
 
-/** A URL of this server: a path and query parameters (empty values left out), escaped by `html`. */
+/** A URL of this server: a path and query parameters (empty values left out), escaped by `markup`. */
 export function href(
   pathname: string,
   params: Readonly<Record<string, string | number | undefined>> = {},

@@ -8,13 +8,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BUILTIN_TEMPLATES_DIR } from '../report/templates.js';
 import { VERSION } from '../version.js';
-import { Html, html } from './html.js';
+import { Html, markup } from './html.js';
 
 /** No script, no request but to this server's own pages; styles inline as in the reports. */
 export const VIEWER_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src 'none'; base-uri 'none'; " +
   "form-action 'self'; frame-ancestors 'none'";
-
 
 let styles: Promise<string> | undefined;
 
@@ -37,7 +36,7 @@ const NAV: readonly (readonly [string, string])[] = [
 /** A whole page: title (already plain text) and body. */
 export async function layout(title: string, body: Html): Promise<string> {
   const css = await stylesheet();
-  return html`<!DOCTYPE html>
+  return markup`<!DOCTYPE html>
     <html lang="en">
       <head>
         <meta charset="utf-8" />
@@ -50,7 +49,7 @@ export async function layout(title: string, body: Html): Promise<string> {
       </head>
       <body>
         <nav class="viewer" aria-label="Viewer">
-          ${NAV.map(([target, label]) => html`<a href="${target}">${label}</a>`)}
+          ${NAV.map(([target, label]) => markup`<a href="${target}">${label}</a>`)}
         </nav>
         <main>
           <h1>${title}</h1>

@@ -11,10 +11,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { CliError, InvalidOptionError, UsageError, WordedError } from '../errors.js';
 import { allowedHosts, isLoopback } from './host-check.js';
-import { html } from './html.js';
+import { markup } from './html.js';
 import { layout, VIEWER_CSP } from './layout.js';
 import { route } from './routes.js';
-import { PageError, type PageContext } from './pages/page.js';
+import { PageError, type PageContext, type QueryLimits } from './pages/page.js';
 import { tableCsv } from './table.js';
 import { openViewerDatabase, QueryTimeoutError, type ViewerDatabase } from './viewer-database.js';
 
@@ -25,7 +25,13 @@ export interface ViewerOptions {
   host?: string | undefined;
   /** TCP port; 0 picks a free one. Default 0. */
   port?: number | undefined;
+  /** Rows the query page shows at most (default 1,000). */
+  queryRowCap?: number | undefined;
+  /** Time a query-page SELECT may run before DuckDB interrupts it (default 5,000 ms). */
+  queryTimeLimitMs?: number | undefined;
 }
+
+const DEFAULT_LIMITS: QueryLimits = { rowCap: 1000, timeLimitMs: 5000 };
 
 export interface RunningViewer {
   url: string;
@@ -53,6 +59,10 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new InvalidOptionError('port', (name) => `${name('port')} must be a whole number from 0 to 65535.`);
   }
+  const limits: QueryLimits = {
+    rowCap: options.queryRowCap ?? DEFAULT_LIMITS.rowCap,
+    timeLimitMs: options.queryTimeLimitMs ?? DEFAULT_LIMITS.timeLimitMs,
+  };
   const db = await openViewerDatabase(options.db);
   const server = createServer();
   try {
@@ -64,7 +74,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
   const bound = (server.address() as AddressInfo).port;
   const hosts = allowedHosts(host, bound);
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    void handle(request, response, db, hosts);
+    void handle(request, response, { db, hosts, limits });
   });
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
@@ -100,15 +110,13 @@ function listen(server: Server, host: string, port: number): Promise<void> {
 
 function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
   if (error.code === 'EADDRINUSE') {
-    return new InvalidOptionError(
-      'port',
+    return new WordedError(
       (name) =>
         `Port ${port} on ${host} is already in use: choose another ${name('port')} (0 picks a free one).`,
     );
   }
   if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EACCES') {
-    return new InvalidOptionError(
-      'host',
+    return new WordedError(
       (name) =>
         `Cannot listen on ${host} port ${port} (${error.code}): check ${name('host')} and ${name('port')}.`,
     );
@@ -140,16 +148,19 @@ async function errorPage(
   message: string,
   head: boolean,
 ): Promise<void> {
-  const body = await layout(title, html`<p class="error-box">${message}</p>`);
+  const body = await layout(title, markup`<p class="error-box">${message}</p>`);
   send(response, status, 'text/html; charset=utf-8', body, head);
 }
 
-async function handle(
-  request: IncomingMessage,
-  response: ServerResponse,
-  db: ViewerDatabase,
-  hosts: Set<string>,
-): Promise<void> {
+interface Served {
+  db: ViewerDatabase;
+  /** Host header values answered. */
+  hosts: Set<string>;
+  limits: QueryLimits;
+}
+
+async function handle(request: IncomingMessage, response: ServerResponse, served: Served): Promise<void> {
+  const { db, hosts, limits } = served;
   const head = request.method === 'HEAD';
   try {
     if (request.method !== 'GET' && !head) {
@@ -180,6 +191,7 @@ async function handle(
       pathname: url.pathname,
       params: url.searchParams,
       download: url.searchParams.get('download'),
+      limits,
     };
     const result = await page(context);
     if (context.download !== null) {

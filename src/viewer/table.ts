@@ -4,7 +4,7 @@
  * spreadsheet exactly as a query's output does.
  */
 import { formatResult } from '../warehouse/output-format.js';
-import { cellText, Html, html, type HtmlValue } from './html.js';
+import { cellText, Html, markup, type HtmlValue } from './html.js';
 import type { Row } from './viewer-database.js';
 
 /** One column: the row key it shows, its heading, and how a cell is drawn (default: shaped text). */
@@ -45,25 +45,26 @@ export function tableCsv(table: ViewTable): string {
 /** The table as HTML; `csvHref` is the link that downloads it. */
 export function tableHtml(table: ViewTable, csvHref: string, empty = 'Nothing to show.'): Html {
   const head = table.columns.map(
-    (column) => html`<th scope="col" ${column.numeric ? new Html(' class="num"') : ''}>${column.label}</th>`,
+    (column) =>
+      markup`<th scope="col" ${column.numeric ? new Html(' class="num"') : ''}>${column.label}</th>`,
   );
   const body =
     table.rows.length === 0
-      ? html`<tr>
+      ? markup`<tr>
           <td colspan="${table.columns.length}" class="muted">${empty}</td>
         </tr>`
       : table.rows.map(
           (row) =>
-            html`<tr>
+            markup`<tr>
               ${table.columns.map(
                 (column) =>
-                  html`<td${column.numeric ? new Html(' class="num"') : ''}>${
+                  markup`<td${column.numeric ? new Html(' class="num"') : ''}>${
                     column.cell ? column.cell(row) : cellText(plain(row[column.key]))
                   }</td>`,
               )}
             </tr>`,
         );
-  return html`<div class="table-block" id="table-${table.id}">
+  return markup`<div class="table-block" id="table-${table.id}">
     <table>
       <caption>
         ${table.caption}

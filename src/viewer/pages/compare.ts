@@ -6,7 +6,7 @@
 import type { SnapshotDiff } from '../../diff/diff-report.js';
 import type { FindingRecord } from '../../diff/finding-lifecycle.js';
 import { diffSnapshots } from '../../diff/snapshot-diff.js';
-import { asText, cellText, href, type Html, html } from '../html.js';
+import { asText, cellText, href, type Html, markup } from '../html.js';
 import { tableHtml, type TableColumn, type ViewTable } from '../table.js';
 import { PAGE_TIME_LIMIT_MS, type Row } from '../viewer-database.js';
 import { csvHref, PageError, param, type PageContext, type PageResult } from './page.js';
@@ -32,7 +32,7 @@ function columns(extra: TableColumn[]): TableColumn[] {
   const goal = (r: Row): Html =>
     r.attack_run_id === null
       ? cellText(r.goal)
-      : html`<a href="${href('/finding', { snapshot: asText(r.snapshot_id), run: asText(r.attack_run_id) })}"
+      : markup`<a href="${href('/finding', { snapshot: asText(r.snapshot_id), run: asText(r.attack_run_id) })}"
           >${cellText(r.goal)}</a
         >`;
   return [
@@ -75,9 +75,9 @@ function lifecycleTables(diff: SnapshotDiff): ViewTable[] {
 }
 
 function snapshotSelect(name: string, label: string, ids: string[], current: string): Html {
-  return html`<label
+  return markup`<label
     >${label}<select name="${name}">
-      ${ids.map((id) => html`<option value="${id}" ${id === current ? html` selected` : ''}>${id}</option>`)}
+      ${ids.map((id) => markup`<option value="${id}" ${id === current ? markup` selected` : ''}>${id}</option>`)}
     </select></label
   >`;
 }
@@ -89,7 +89,7 @@ export async function comparePage(context: PageContext): Promise<PageResult> {
   if (to === undefined || from === undefined) {
     return {
       title: 'Compare snapshots',
-      body: html`<p class="empty">The warehouse holds fewer than two snapshots: nothing to compare.</p>`,
+      body: markup`<p class="empty">The warehouse holds fewer than two snapshots: nothing to compare.</p>`,
       tables: [],
     };
   }
@@ -99,12 +99,12 @@ export async function comparePage(context: PageContext): Promise<PageResult> {
   const tables = lifecycleTables(diff);
   const counts = diff.projects.map(
     (p) =>
-      html`<li>
+      markup`<li>
         ${cellText(p.project)}: ${p.counts.new} new, ${p.counts.regressed} regressed, ${p.counts.resolved}
         resolved, ${p.counts.persisting} persisting
       </li>`,
   );
-  const body = html`<form class="filters" method="get" action="/compare" aria-label="Snapshots to compare">
+  const body = markup`<form class="filters" method="get" action="/compare" aria-label="Snapshots to compare">
       ${snapshotSelect('from', 'Earlier snapshot', snapshots, from)}
       ${snapshotSelect('to', 'Later snapshot', snapshots, to)}
       <button type="submit">Compare</button>
@@ -114,7 +114,7 @@ export async function comparePage(context: PageContext): Promise<PageResult> {
     </ul>
     ${tables.map(
       (table) =>
-        html`<h2>${table.caption}</h2>
+        markup`<h2>${table.caption}</h2>
           ${tableHtml(table, csvHref(context, table), 'None.')}`,
     )}`;
   return { title: 'Compare snapshots', body, tables };

@@ -4,7 +4,7 @@
  * reasoning, tool calls; the first TRIAL_LIMIT), its triage history (the service's review events and
  * the local triage journal) and every snapshot it appears in.
  */
-import { asText, cellText, fullText, href, type Html, html, shortText } from '../html.js';
+import { asText, cellText, fullText, href, type Html, markup, shortText } from '../html.js';
 import { frameworkTitle, FRAMEWORK_KEYS, runTagsSql } from '../framework-tags.js';
 import { tableHtml, type ViewTable } from '../table.js';
 import type { Row } from '../viewer-database.js';
@@ -58,13 +58,13 @@ WHERE f.attack_run_id = $1
 ORDER BY s.fetched_at, f.snapshot_id`;
 
 function parts(list: unknown): Html {
-  if (!Array.isArray(list) || list.length === 0) return html``;
-  return html`<ul>
+  if (!Array.isArray(list) || list.length === 0) return markup``;
+  return markup`<ul>
     ${(list as Record<string, unknown>[]).map(
       (part) =>
-        html`<li>
+        markup`<li>
           ${asText(part.kind ?? 'part')}${part.variant ? ` (${asText(part.variant)})` : ''}${
-            part.caption ? html`: ${cellText(part.caption)}` : ''
+            part.caption ? markup`: ${cellText(part.caption)}` : ''
           }${part.text ? fullText(part.text) : ''}
         </li>`,
     )}
@@ -72,14 +72,14 @@ function parts(list: unknown): Html {
 }
 
 function toolCalls(list: unknown): Html {
-  if (!Array.isArray(list) || list.length === 0) return html`<p class="muted">No tool call.</p>`;
-  return html`<ul>
-    ${list.map((call) => html`<li>${fullText(JSON.stringify(call))}</li>`)}
+  if (!Array.isArray(list) || list.length === 0) return markup`<p class="muted">No tool call.</p>`;
+  return markup`<ul>
+    ${list.map((call) => markup`<li>${fullText(JSON.stringify(call))}</li>`)}
   </ul>`;
 }
 
 function trialSection(trial: Row): Html {
-  return html`<section class="trial" aria-label="Trial ${asText(trial.trial_ordinal)}">
+  return markup`<section class="trial" aria-label="Trial ${asText(trial.trial_ordinal)}">
     <h3>
       Trial ${asText(trial.trial_index ?? trial.trial_ordinal)} · score ${asText(trial.score ?? '—')} ·
       ${trial.is_jailbreak === true ? 'jailbreak' : 'no jailbreak'} · ${asText(trial.trial_status ?? '')}
@@ -141,7 +141,7 @@ export async function findingPage(context: PageContext): Promise<PageResult> {
         {
           key: 'state',
           label: 'State in this snapshot',
-          cell: (r) => html`<span class="pill state-${asText(r.state)}">${asText(r.state)}</span>`,
+          cell: (r) => markup`<span class="pill state-${asText(r.state)}">${asText(r.state)}</span>`,
         },
       ],
       rows: tags,
@@ -176,7 +176,7 @@ export async function findingPage(context: PageContext): Promise<PageResult> {
           key: 'snapshot_id',
           label: 'Snapshot',
           cell: (r) =>
-            html`<a href="${href('/finding', { snapshot: asText(r.snapshot_id), run })}"
+            markup`<a href="${href('/finding', { snapshot: asText(r.snapshot_id), run })}"
               >${cellText(r.snapshot_id)}</a
             >`,
         },
@@ -202,10 +202,10 @@ export async function findingPage(context: PageContext): Promise<PageResult> {
     ['Target model', finding.target_model],
     ['Snapshot', finding.snapshot_id],
   ];
-  const body = html`<dl class="excerpt">
+  const body = markup`<dl class="excerpt">
       ${facts.map(
         ([label, value]) =>
-          html`<dt>${label}</dt>
+          markup`<dt>${label}</dt>
             <dd>${cellText(value)}</dd>`,
       )}
     </dl>
@@ -217,7 +217,7 @@ export async function findingPage(context: PageContext): Promise<PageResult> {
     ${fullText(finding.best_response)}
     ${rest.map(
       (table) =>
-        html`<h2>${table.caption}</h2>
+        markup`<h2>${table.caption}</h2>
           ${tableHtml(table, csvHref(context, table))}`,
     )}
     <h2>Trials</h2>

@@ -14,7 +14,7 @@ import {
   SORT_KEYS,
   type FindingFilters,
 } from '../findings-query.js';
-import { asText, cellText, href, type Html, html } from '../html.js';
+import { asText, cellText, href, type Html, markup } from '../html.js';
 import { tableHtml, type TableColumn, type ViewTable } from '../table.js';
 import { choice, csvHref, pageNumber, param, selfHref, type PageContext, type PageResult } from './page.js';
 
@@ -36,7 +36,7 @@ function readFilters(context: PageContext): FindingFilters {
 }
 
 function findingLink(row: Record<string, unknown>): Html {
-  return html`<a
+  return markup`<a
     href="${href('/finding', { snapshot: asText(row.snapshot_id), run: asText(row.attack_run_id) })}"
     >${cellText(row.goal)}</a
   >`;
@@ -46,7 +46,7 @@ const COLUMNS: readonly TableColumn[] = [
   {
     key: 'severity',
     label: 'Severity',
-    cell: (row) => html`<span class="pill sev-${pill(row.severity)}">${asText(row.severity ?? '?')}</span>`,
+    cell: (row) => markup`<span class="pill sev-${pill(row.severity)}">${asText(row.severity ?? '?')}</span>`,
   },
   { key: 'best_score', label: 'Score', numeric: true },
   { key: 'project_key', label: 'Project' },
@@ -78,12 +78,12 @@ function select(
   current: string | undefined,
   titles?: (v: string) => string,
 ): Html {
-  return html`<label
+  return markup`<label
     >${label}<select name="${name}">
       <option value="">any</option>
       ${options.map(
         (value) =>
-          html`<option value="${value}" ${value === current ? html` selected` : ''}>
+          markup`<option value="${value}" ${value === current ? markup` selected` : ''}>
             ${titles ? titles(value) : value}
           </option>`,
       )}
@@ -100,7 +100,7 @@ async function filterForm(
   const choices = await context.db.rows(FILTER_CHOICES_SQL);
   const of = (field: string): string[] =>
     choices.filter((row) => row.field === field).map((row) => asText(row.value));
-  return html`<form class="filters" method="get" action="/findings" aria-label="Filter findings">
+  return markup`<form class="filters" method="get" action="/findings" aria-label="Filter findings">
     ${select('project', 'Project', of('project'), filters.project)}
     ${select('snapshot', 'Snapshot (default: newest)', of('snapshot'), filters.snapshot)}
     ${select('severity', 'Severity', SEVERITIES, filters.severity)}
@@ -110,7 +110,7 @@ async function filterForm(
     ${select('status', 'Triage status', of('status'), filters.status)}
     ${select('attack', 'Attack', of('attack'), filters.attack)}
     ${select('transform', 'Transform', of('transform'), filters.transform)}
-    ${filters.tag === undefined ? '' : html`<input type="hidden" name="tag" value="${filters.tag}" />`}
+    ${filters.tag === undefined ? '' : markup`<input type="hidden" name="tag" value="${filters.tag}" />`}
     <label>Search goal, candidate, response<input type="search" name="q" value="${filters.q ?? ''}" /></label>
     <input type="hidden" name="sort" value="${sort}" /><input type="hidden" name="order" value="${order}" />
     <button type="submit">Apply</button> <a href="/findings">Clear</a>
@@ -118,14 +118,14 @@ async function filterForm(
 }
 
 function sortLinks(context: PageContext, sort: string, order: string): Html {
-  return html`<p>
+  return markup`<p>
     Sort by:
     ${SORT_KEYS.map((key) => {
       const next = key === sort && order === 'desc' ? 'asc' : 'desc';
       const mark = key === sort ? (order === 'desc' ? ' ↓' : ' ↑') : '';
-      return html`<a
+      return markup`<a
         href="${selfHref(context, { sort: key, order: next, page: undefined })}"
-        ${key === sort ? html` aria-current="true"` : ''}
+        ${key === sort ? markup` aria-current="true"` : ''}
         >${key}${mark}</a
       > `;
     })}
@@ -135,10 +135,10 @@ function sortLinks(context: PageContext, sort: string, order: string): Html {
 function pager(context: PageContext, page: number, total: number): Html {
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const previous =
-    page > 1 ? html`<a href="${selfHref(context, { page: page - 1 })}" rel="prev">Previous</a>` : '';
+    page > 1 ? markup`<a href="${selfHref(context, { page: page - 1 })}" rel="prev">Previous</a>` : '';
   const next =
-    page < pages ? html`<a href="${selfHref(context, { page: page + 1 })}" rel="next">Next</a>` : '';
-  return html`<nav class="pages" aria-label="Pages">
+    page < pages ? markup`<a href="${selfHref(context, { page: page + 1 })}" rel="next">Next</a>` : '';
+  return markup`<nav class="pages" aria-label="Pages">
     ${previous}<span>Page ${page} of ${pages} (${total} findings)</span>${next}
   </nav>`;
 }
@@ -163,11 +163,11 @@ export async function findingsPage(context: PageContext): Promise<PageResult> {
     columns: csv ? CSV_COLUMNS : COLUMNS,
     rows,
   };
-  if (csv) return { title: 'Findings', body: html``, tables: [table] };
+  if (csv) return { title: 'Findings', body: markup``, tables: [table] };
   const count = findingsCountSql(filters);
   const total = Number((await context.db.rows(count.sql, count.params))[0]?.n ?? 0);
-  const body = html`${await filterForm(context, filters, sort, order)}
-  ${filters.tag === undefined ? '' : html`<p>Compliance category: <code>${filters.tag}</code> (${frameworkTitle(filters.framework ?? '')}). <a href="${selfHref(context, { tag: undefined, page: undefined })}">Any category</a></p>`}
+  const body = markup`${await filterForm(context, filters, sort, order)}
+  ${filters.tag === undefined ? '' : markup`<p>Compliance category: <code>${filters.tag}</code> (${frameworkTitle(filters.framework ?? '')}). <a href="${selfHref(context, { tag: undefined, page: undefined })}">Any category</a></p>`}
   ${sortLinks(context, sort, order)}
   ${tableHtml(table, csvHref(context, table), 'No finding matches these filters.')}
   ${pager(context, page, total)}`;

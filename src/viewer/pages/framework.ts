@@ -7,7 +7,7 @@ import { formatCount, formatPercent } from '../../number-format.js';
 import { chartFigures } from '../charts.js';
 import { frameworkModel } from '../page-models.js';
 import { FRAMEWORK_KEYS, frameworkTitle } from '../framework-tags.js';
-import { asText, cellText, href, html } from '../html.js';
+import { asText, cellText, href, markup } from '../html.js';
 import { tableHtml, type ViewTable } from '../table.js';
 import { PAGE_TIME_LIMIT_MS } from '../viewer-database.js';
 import { choice, csvHref, PageError, param, type PageContext, type PageResult } from './page.js';
@@ -33,7 +33,7 @@ export async function frameworkPage(context: PageContext): Promise<PageResult> {
       {
         key: 'tag',
         label: 'Category',
-        cell: (r) => html`<a href="${findingsOf(asText(r.tag))}">${cellText(r.tag)}</a>`,
+        cell: (r) => markup`<a href="${findingsOf(asText(r.tag))}">${cellText(r.tag)}</a>`,
       },
       { key: 'title', label: 'Title' },
       {
@@ -41,10 +41,10 @@ export async function frameworkPage(context: PageContext): Promise<PageResult> {
         label: 'State',
         cell: (r) =>
           r.state === 'failing'
-            ? html`<a class="pill state-failing" href="${findingsOf(asText(r.tag), 'failing')}"
+            ? markup`<a class="pill state-failing" href="${findingsOf(asText(r.tag), 'failing')}"
                 >failing: findings</a
               >`
-            : html`<span class="pill state-${asText(r.state)}">${asText(r.state)}</span>`,
+            : markup`<span class="pill state-${asText(r.state)}">${asText(r.state)}</span>`,
       },
       {
         key: 'maxAsr',
@@ -65,13 +65,13 @@ export async function frameworkPage(context: PageContext): Promise<PageResult> {
   };
   const coverage =
     section === undefined
-      ? html`<p class="empty">No assessment of this project covers ${frameworkTitle(framework)}.</p>`
-      : html`<p>
+      ? markup`<p class="empty">No assessment of this project covers ${frameworkTitle(framework)}.</p>`
+      : markup`<p>
           ${formatCount(section.testedCategories)} of ${formatCount(section.totalCategories)} categories
           tested (${formatPercent(section.coverage)}); a category passes only with at least
           ${section.minTrials} trials and no success.
         </p>`;
-  const body = html`<p>
+  const body = markup`<p>
       Project
       <a href="${href('/findings', { project: model.project.key })}"
         >${cellText(model.project.name ?? model.project.key)}</a

@@ -8,7 +8,7 @@ import type { PortfolioProjectRow } from '../../report/model.js';
 import { overviewModel } from '../page-models.js';
 import { formatCount, formatDecimal, formatPercent } from '../../number-format.js';
 import { chartFigures } from '../charts.js';
-import { asText, cellText, href, type Html, html } from '../html.js';
+import { asText, cellText, href, type Html, markup } from '../html.js';
 import { tableHtml, type ViewTable } from '../table.js';
 import { PAGE_TIME_LIMIT_MS } from '../viewer-database.js';
 import { csvHref, type PageContext, type PageResult } from './page.js';
@@ -30,14 +30,14 @@ function asrWithN(row: PortfolioProjectRow): string {
 }
 
 function lights(row: PortfolioProjectRow): Html {
-  return html`${row.coverage.map((cell) => {
+  return markup`${row.coverage.map((cell) => {
     const state = coverageCellState(cell);
     const link = href('/framework', {
       project: row.project.key,
       snapshot: row.snapshotId,
       framework: cell.framework,
     });
-    return html`<a class="light ${LIGHT_CLASS[state]}" href="${link}"
+    return markup`<a class="light ${LIGHT_CLASS[state]}" href="${link}"
       >${cell.title}: ${coverageCellText(cell)}</a
     > `;
   })}`;
@@ -66,7 +66,7 @@ export async function overviewPage(context: PageContext): Promise<PageResult> {
         key: 'project',
         label: 'Project',
         cell: (r) =>
-          html`<a href="${href('/findings', { project: asText(r.project_key) })}">${cellText(r.project)}</a>`,
+          markup`<a href="${href('/findings', { project: asText(r.project_key) })}">${cellText(r.project)}</a>`,
       },
       {
         key: 'risk_score',
@@ -85,7 +85,7 @@ export async function overviewPage(context: PageContext): Promise<PageResult> {
         label: 'Open findings',
         numeric: true,
         cell: (r) =>
-          html`<a href="${href('/findings', { project: asText(r.project_key), status: 'open' })}"
+          markup`<a href="${href('/findings', { project: asText(r.project_key), status: 'open' })}"
             >${formatCount(r.findings_open as number | null)}</a
           >`,
       },
@@ -94,7 +94,7 @@ export async function overviewPage(context: PageContext): Promise<PageResult> {
         key: 'snapshot_id',
         label: 'Reports',
         cell: (r) =>
-          html`<a
+          markup`<a
               href="${href('/report/executive', { project: asText(r.project_key), snapshot: asText(r.snapshot_id) })}"
               >executive</a
             >
@@ -109,7 +109,7 @@ export async function overviewPage(context: PageContext): Promise<PageResult> {
     ],
     rows,
   };
-  const body = html`<p>
+  const body = markup`<p>
       Every figure is the reports' own (the warehouse's metric views).
       <a href="/report/portfolio">Portfolio report</a>
     </p>

@@ -12,6 +12,13 @@ export interface PageContext {
   params: URLSearchParams;
   /** The table a CSV download asks for (`download`), so list pages can return every row, not a page. */
   download: string | null;
+  /** The query page's row cap and time limit. */
+  limits: QueryLimits;
+}
+
+export interface QueryLimits {
+  rowCap: number;
+  timeLimitMs: number;
 }
 
 export interface PageResult {

@@ -1,17 +1,14 @@
 /**
  * The query page: the shipped named queries (queries/*.sql, as `airt-report query @name` runs them)
- * and a read-only SELECT typed in a GET form, each shown as a table of at most QUERY_ROW_CAP rows and
- * stopped after QUERY_TIME_LIMIT_MS.
+ * and a read-only SELECT typed in a GET form, each shown as a table of at most the row cap (default
+ * 1,000 rows) and stopped at the time limit (default 5 s).
  */
 import { UsageError } from '../../errors.js';
 import { listNamedQueries, readNamedQuery } from '../../warehouse/named-queries.js';
-import { href, html } from '../html.js';
+import { href, markup } from '../html.js';
 import { runReadOnlySelect } from '../read-only-select.js';
 import { tableHtml, type ViewTable } from '../table.js';
 import { csvHref, PageError, param, type PageContext, type PageResult } from './page.js';
-
-export const QUERY_ROW_CAP = 1000;
-export const QUERY_TIME_LIMIT_MS = 5000;
 
 export async function queryPage(context: PageContext): Promise<PageResult> {
   const name = param(context, 'name', 64);
@@ -26,13 +23,14 @@ export async function queryPage(context: PageContext): Promise<PageResult> {
     sql = named.sql;
     label = `@${named.name}: ${named.answers}`;
   }
+  const { rowCap, timeLimitMs } = context.limits;
   const tables: ViewTable[] = [];
-  let outcome = html``;
+  let outcome = markup``;
   if (sql !== undefined) {
     const query = sql;
     try {
-      const result = await context.db.exclusive(QUERY_TIME_LIMIT_MS, (conn) =>
-        runReadOnlySelect(conn, query, QUERY_ROW_CAP),
+      const result = await context.db.exclusive(timeLimitMs, (conn) =>
+        runReadOnlySelect(conn, query, rowCap),
       );
       const table: ViewTable = {
         id: 'result',
@@ -41,16 +39,16 @@ export async function queryPage(context: PageContext): Promise<PageResult> {
         rows: result.rows,
       };
       tables.push(table);
-      outcome = html`${result.truncated ? html`<p class="note">The first ${QUERY_ROW_CAP} rows are shown (and downloaded); the command-line query writes all of them.</p>` : ''}
+      outcome = markup`${result.truncated ? markup`<p class="note">The first ${rowCap} rows are shown (and downloaded); the command-line query writes all of them.</p>` : ''}
       ${tableHtml(table, csvHref(context, table), 'No rows.')}`;
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
-      outcome = html`<p class="error-box">${error.message}</p>`;
+      outcome = markup`<p class="error-box">${error.message}</p>`;
     }
   }
-  const body = html`<form class="query" method="get" action="/query" aria-label="Run a query">
+  const body = markup`<form class="query" method="get" action="/query" aria-label="Run a query">
       <label for="sql"
-        >Read-only SELECT (at most ${QUERY_ROW_CAP} rows, ${QUERY_TIME_LIMIT_MS / 1000} s)</label
+        >Read-only SELECT (at most ${rowCap} rows, ${timeLimitMs / 1000} s)</label
       >
       <textarea id="sql" name="sql" rows="6" spellcheck="false">${typed ?? ''}</textarea>
       <button type="submit">Run</button>
@@ -58,7 +56,7 @@ export async function queryPage(context: PageContext): Promise<PageResult> {
     ${outcome}
     <h2>Named queries</h2>
     <ul>
-      ${queries.map((q) => html`<li><a href="${href('/query', { name: q.name })}">@${q.name}</a>: ${q.answers}</li>`)}
+      ${queries.map((q) => markup`<li><a href="${href('/query', { name: q.name })}">@${q.name}</a>: ${q.answers}</li>`)}
     </ul>`;
   return { title: 'Query', body, tables };
 }

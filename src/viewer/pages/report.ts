@@ -6,7 +6,7 @@
 import { buildModel } from '../../report/build-model.js';
 import { REPORT_KINDS, type ReportKind } from '../../report/model.js';
 import { renderHtml } from '../../report/render.js';
-import { html } from '../html.js';
+import { markup } from '../html.js';
 import { PAGE_TIME_LIMIT_MS } from '../viewer-database.js';
 import { PageError, param, type PageContext, type PageResult } from './page.js';
 
@@ -23,5 +23,5 @@ export async function reportPage(context: PageContext): Promise<PageResult> {
     buildModel(conn, { kind: kind as ReportKind, project, snapshot }),
   );
   const { html: document } = await renderHtml(model);
-  return { title: `${kind} report`, body: html``, tables: [], document };
+  return { title: `${kind} report`, body: markup``, tables: [], document };
 }
