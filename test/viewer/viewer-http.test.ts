@@ -66,7 +66,7 @@ let expected: {
   critical: number;
   latest: number;
   failingOwasp: number;
-  snapshots: string[];
+
   hostileRun: string;
   hostileSnapshot: string;
 };
@@ -84,9 +84,6 @@ beforeAll(async () => {
       WHERE EXISTS (SELECT 1 FROM metric_compliance_categories c WHERE c.snapshot_id = f.snapshot_id AND c.project_key = f.project_key
         AND c.framework = 'owasp_llm' AND c.state = 'failing'
         AND list_contains(from_json(r.compliance_tags -> 'owasp_categories', '["VARCHAR"]'), c.tag))`);
-    const snapshots = (await wh.conn.runAndReadAll('SELECT snapshot_id FROM snapshots ORDER BY fetched_at'))
-      .getRowsJS()
-      .map((r) => String(r[0]));
     const [hostileSnapshot, hostileRun] = await one(`SELECT t.snapshot_id, r.attack_run_id FROM trials t
       JOIN attack_runs r USING (snapshot_id, assessment_id, attack_name, goal) JOIN latest_metric_findings f USING (snapshot_id, attack_run_id)
       WHERE t.candidate LIKE '%<script>%' OR t.response LIKE '%<script>%' OR t.candidate LIKE '%alert(%' ORDER BY 1, 2 LIMIT 1`);
@@ -94,7 +91,6 @@ beforeAll(async () => {
       critical: Number(critical),
       latest: Number(latest),
       failingOwasp: Number(failingOwasp),
-      snapshots,
       hostileRun: String(hostileRun),
       hostileSnapshot: String(hostileSnapshot),
     };
