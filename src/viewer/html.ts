@@ -22,7 +22,9 @@ function render(value: HtmlValue): string {
   if (value === null || value === undefined) return '';
   if (value instanceof Html) return value.value;
   if (Array.isArray(value)) return (value as readonly HtmlValue[]).map(render).join('');
-  return escapeHtml(String(value));
+  // A space ending a line of data is written as an entity, so the page shell can strip the trailing
+  // whitespace of its own template lines without touching the data (text blocks keep theirs).
+  return escapeHtml(String(value)).replace(/[ \t](?=[ \t]*(?:\n|$))/gu, '&#32;');
 }
 
 /** A template literal whose values are escaped (arrays joined, Html kept). */

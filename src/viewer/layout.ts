@@ -6,7 +6,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { escapeHtml } from '../report/escape.js';
 import { BUILTIN_TEMPLATES_DIR } from '../report/templates.js';
+import { truncateCodePoints } from '../report/untrusted-text.js';
 import { VERSION } from '../version.js';
 import { Html, markup } from './html.js';
 
@@ -33,18 +35,29 @@ const NAV: readonly (readonly [string, string])[] = [
   ['/query', 'Query'],
 ];
 
+/**
+ * The title shortened so its escaped form stays within 55 characters: with the suffix, under the 70
+ * that search results and html-validate's long-title rule allow (entities count as written).
+ */
+function shortTitle(title: string): string {
+  let max = 55;
+  let short = truncateCodePoints(title, max);
+  while (escapeHtml(short).length > 55 && max > 1) short = truncateCodePoints(title, --max);
+  return short;
+}
+
 /** A whole page: title (already plain text) and body. */
 export async function layout(title: string, body: Html): Promise<string> {
   const css = await stylesheet();
   return markup`<!DOCTYPE html>
     <html lang="en">
       <head>
-        <meta charset="utf-8" />
-        <meta http-equiv="Content-Security-Policy" content="${VIEWER_CSP}" />
-        <meta name="referrer" content="no-referrer" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="generator" content="airt-report ${VERSION}" />
-        <title>${title} (airt-report)</title>
+        <meta charset="utf-8">
+        <meta http-equiv="Content-Security-Policy" content="${VIEWER_CSP}">
+        <meta name="referrer" content="no-referrer">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="generator" content="airt-report ${VERSION}">
+        <title>${shortTitle(title)} (airt-report)</title>
         ${new Html(css)}
       </head>
       <body>
@@ -56,5 +69,6 @@ export async function layout(title: string, body: Html): Promise<string> {
           ${body}
         </main>
       </body>
-    </html> `.value;
+    </html>
+`.value.replace(/[ \t]+$/gmu, '');
 }

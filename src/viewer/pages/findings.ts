@@ -110,9 +110,9 @@ async function filterForm(
     ${select('status', 'Triage status', of('status'), filters.status)}
     ${select('attack', 'Attack', of('attack'), filters.attack)}
     ${select('transform', 'Transform', of('transform'), filters.transform)}
-    ${filters.tag === undefined ? '' : markup`<input type="hidden" name="tag" value="${filters.tag}" />`}
-    <label>Search goal, candidate, response<input type="search" name="q" value="${filters.q ?? ''}" /></label>
-    <input type="hidden" name="sort" value="${sort}" /><input type="hidden" name="order" value="${order}" />
+    ${filters.tag === undefined ? '' : markup`<input type="hidden" name="tag" value="${filters.tag}">`}
+    <label>Search goal, candidate, response<input type="search" name="q" value="${filters.q ?? ''}"></label>
+    <input type="hidden" name="sort" value="${sort}"><input type="hidden" name="order" value="${order}">
     <button type="submit">Apply</button> <a href="/findings">Clear</a>
   </form>`;
 }
