@@ -120,14 +120,12 @@ async function filterForm(
 function sortLinks(context: PageContext, sort: string, order: string): Html {
   return markup`<p>
     Sort by:
-    ${SORT_KEYS.map((key) => {
+    ${SORT_KEYS.map((key, index) => {
       const next = key === sort && order === 'desc' ? 'asc' : 'desc';
       const mark = key === sort ? (order === 'desc' ? ' ↓' : ' ↑') : '';
-      return markup`<a
-        href="${selfHref(context, { sort: key, order: next, page: undefined })}"
-        ${key === sort ? markup` aria-current="true"` : ''}
-        >${key}${mark}</a
-      > `;
+      const current = key === sort ? markup` aria-current="true"` : '';
+      const link = selfHref(context, { sort: key, order: next, page: undefined });
+      return markup`${index === 0 ? '' : ' · '}<a href="${link}"${current}>${key}${mark}</a>`;
     })}
   </p>`;
 }
