@@ -13,6 +13,8 @@ import { CliError, InvalidOptionError, UsageError, WordedError } from '../errors
 import { allowedHosts, isLoopback } from './host-check.js';
 import { markup } from './html.js';
 import { layout, VIEWER_CSP } from './layout.js';
+import { filterChoices } from './pages/findings.js';
+import { overviewPage } from './pages/overview.js';
 import { route } from './routes.js';
 import { PageError, type PageContext, type QueryLimits } from './pages/page.js';
 import { tableCsv } from './table.js';
@@ -76,6 +78,11 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     void handle(request, response, { db, hosts, limits });
   });
+  // The overview and the findings filters are what a browser opens first: compute them now, while the
+  // user reads the URL (a failure here is the page's to report when it is asked for).
+  void overviewPage({ db, pathname: '/', params: new URLSearchParams(), download: null, limits })
+    .then(() => filterChoices(db))
+    .catch(() => undefined);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${bound}/`,

@@ -27,9 +27,19 @@ export interface ViewerDatabase {
   exclusive<T>(timeLimitMs: number, work: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
   /** Rows of one parameter-bound query (plain values), in its own turn. */
   rows(sql: string, params?: (string | number)[], timeLimitMs?: number): Promise<Row[]>;
+  /**
+   * The value of `compute` for `key`, computed once while the viewer runs: the database cannot change
+   * meanwhile (it is open, and DuckDB's file lock keeps every writer out), so a page's model for the
+   * same parameters is the same. At most MEMO_ENTRIES are kept, the oldest dropped first; a failure
+   * is not kept.
+   */
+  memo<T>(key: string, compute: () => Promise<T>): Promise<T>;
   /** Waits for the query in flight, then closes the connection and the database. */
   close(): Promise<void>;
 }
+
+/** Models kept by `memo`: a few projects × frameworks, snapshot pairs and the overview. */
+export const MEMO_ENTRIES = 64;
 
 /** How long a page's queries may take before they are interrupted. */
 export const PAGE_TIME_LIMIT_MS = 15_000;
@@ -78,9 +88,20 @@ export async function openViewerDatabase(dbPath: string): Promise<ViewerDatabase
     turn = result.catch(() => undefined);
     return result;
   };
+  const memos = new Map<string, Promise<unknown>>();
+  const memo = <T>(key: string, compute: () => Promise<T>): Promise<T> => {
+    const kept = memos.get(key);
+    if (kept !== undefined) return kept as Promise<T>;
+    const value = compute();
+    memos.set(key, value);
+    if (memos.size > MEMO_ENTRIES) memos.delete(memos.keys().next().value as string);
+    value.catch(() => memos.delete(key));
+    return value;
+  };
   return {
     path: dbPath,
     exclusive,
+    memo,
     rows: (sql, params = [], timeLimitMs = PAGE_TIME_LIMIT_MS) =>
       exclusive(timeLimitMs, (conn) => rows(conn, sql, params)),
     async close() {

@@ -137,7 +137,7 @@ describe('pages', () => {
   it('the finding page shows the trials behind the finding, hostile text escaped', async () => {
     const page = `/finding?snapshot=${encodeURIComponent(expected.hostileSnapshot)}&run=${encodeURIComponent(expected.hostileRun)}`;
     const { body } = await send(viewer, page);
-    expect(body).toContain('<h2>Trials</h2>');
+    expect(body).toContain('<h2 id="trials">Trials</h2>');
     expect(body).toMatch(/<h3>\s*Trial \d/);
     expect(body).toMatch(/&lt;script&gt;|alert\(/);
   });
@@ -149,6 +149,7 @@ describe('pages', () => {
     expect(sort.body).toContain('The sort parameter must be one of');
     expect((await send(viewer, '/findings?severity=apocalyptic')).status).toBe(400);
     expect((await send(viewer, '/finding?snapshot=x&run=y')).status).toBe(404);
+    expect((await send(viewer, '/findings?page=0')).status).toBe(400);
     const project = await send(viewer, '/framework?project=nope&framework=owasp_llm');
     expect(project.status).toBe(400);
     expect(project.body).not.toContain('--project');

@@ -83,7 +83,9 @@ function snapshotSelect(name: string, label: string, ids: string[], current: str
 }
 
 export async function comparePage(context: PageContext): Promise<PageResult> {
-  const snapshots = (await context.db.rows(SNAPSHOTS_SQL)).map((row) => asText(row.snapshot_id));
+  const snapshots = (await context.db.memo('snapshots', () => context.db.rows(SNAPSHOTS_SQL))).map((row) =>
+    asText(row.snapshot_id),
+  );
   const to = param(context, 'to') ?? snapshots[0];
   const from = param(context, 'from') ?? snapshots[1];
   if (to === undefined || from === undefined) {
@@ -95,7 +97,9 @@ export async function comparePage(context: PageContext): Promise<PageResult> {
   }
   if (!snapshots.includes(to) || !snapshots.includes(from))
     throw new PageError(404, 'No such snapshot in this warehouse.');
-  const diff = await context.db.exclusive(PAGE_TIME_LIMIT_MS, (conn) => diffSnapshots(conn, { from, to }));
+  const diff = await context.db.memo(JSON.stringify(['compare', from, to]), () =>
+    context.db.exclusive(PAGE_TIME_LIMIT_MS, (conn) => diffSnapshots(conn, { from, to })),
+  );
   const tables = lifecycleTables(diff);
   const counts = diff.projects.map(
     (p) =>

@@ -1,17 +1,26 @@
 /**
  * One finding (attack run) of one snapshot: its figures as the metrics layer counts them, its
  * compliance tags with each category's state, its trials (candidate and response parts, judge
- * reasoning, tool calls; the first TRIAL_LIMIT), its triage history (the service's review events and
+ * reasoning, tool calls; TRIALS_PER_PAGE a page), its triage history (the service's review events and
  * the local triage journal) and every snapshot it appears in.
  */
 import { asText, cellText, fullText, href, type Html, markup, shortText } from '../html.js';
 import { frameworkTitle, FRAMEWORK_KEYS, runTagsSql } from '../framework-tags.js';
 import { tableHtml, type ViewTable } from '../table.js';
 import type { Row } from '../viewer-database.js';
-import { csvHref, PageError, param, type PageContext, type PageResult } from './page.js';
+import {
+  csvHref,
+  PageError,
+  pageNumber,
+  param,
+  selfHref,
+  type PageContext,
+  type PageResult,
+} from './page.js';
 
-/** Trials shown on the page (and in its CSV); a run of the 1M-trial warehouse has a few hundred. */
-export const TRIAL_LIMIT = 200;
+/** Trials per page of a finding (paged in SQL); the CSV holds up to TRIAL_CSV_CAP. */
+export const TRIALS_PER_PAGE = 25;
+export const TRIAL_CSV_CAP = 10_000;
 
 const FINDING_SQL = `
 SELECT f.*, r.best_candidate, r.best_response, r.compliance_tags, r.transforms_applied, r.attacker_model,
@@ -22,13 +31,19 @@ LEFT JOIN attack_runs r ON r.snapshot_id = f.snapshot_id AND r.attack_run_id = f
 WHERE f.snapshot_id = $1 AND f.attack_run_id = $2
 LIMIT 1`;
 
+/** A run's trials: the trials of its assessment, attack and goal in its snapshot. */
+const TRIALS_OF_RUN = `snapshot_id = $1 AND project_key = $2 AND assessment_id = $3 AND attack_name = $4
+  AND coalesce(goal, '') = $5`;
+
 const TRIALS_SQL = `
 SELECT trial_ordinal, trial_index, trial_status, score, is_jailbreak, candidate, response, judge_reasoning,
        transforms, tool_call_count, tool_call_list, candidate_part_list, response_part_list
 FROM trials
-WHERE snapshot_id = $1 AND project_key = $2 AND assessment_id = $3 AND attack_name = $4 AND coalesce(goal, '') = $5
+WHERE ${TRIALS_OF_RUN}
 ORDER BY trial_ordinal
-LIMIT $6`;
+LIMIT $6 OFFSET $7`;
+
+const TRIAL_COUNT_SQL = `SELECT count(*) AS n FROM trials WHERE ${TRIALS_OF_RUN}`;
 
 const TAG_STATES_SQL = `
 SELECT c.framework, c.tag, c.state
@@ -78,6 +93,18 @@ function toolCalls(list: unknown): Html {
   </ul>`;
 }
 
+function trialPager(context: PageContext, page: number, total: number): Html {
+  const pages = Math.max(1, Math.ceil(total / TRIALS_PER_PAGE));
+  if (pages === 1) return markup``;
+  const link = (to: number, label: string, rel: string): Html =>
+    markup`<a href="${selfHref(context, { trials_page: to })}#trials" rel="${rel}">${label}</a>`;
+  return markup`<nav class="pages" aria-label="Trial pages">
+    ${page > 1 ? link(page - 1, 'Previous trials', 'prev') : ''}<span>Trials page ${page} of ${pages}</span>${
+      page < pages ? link(page + 1, 'Next trials', 'next') : ''
+    }
+  </nav>`;
+}
+
 function trialSection(trial: Row): Html {
   return markup`<section class="trial" aria-label="Trial ${asText(trial.trial_ordinal)}">
     <h3>
@@ -104,14 +131,21 @@ export async function findingPage(context: PageContext): Promise<PageResult> {
   const finding = (await context.db.rows(FINDING_SQL, [snapshot, run]))[0];
   if (finding === undefined) throw new PageError(404, `No finding ${run} in snapshot ${snapshot}.`);
   const projectKey = asText(finding.project_key);
-  const trials = await context.db.rows(TRIALS_SQL, [
+  const runKey = [
     snapshot,
     projectKey,
     asText(finding.assessment_id),
     asText(finding.attack_name),
-    finding.goal === null ? '' : asText(finding.goal),
-    TRIAL_LIMIT,
+    asText(finding.goal),
+  ];
+  const csv = context.download === 'trials';
+  const trialPage = pageNumber(context, 'trials_page');
+  const trials = await context.db.rows(TRIALS_SQL, [
+    ...runKey,
+    csv ? TRIAL_CSV_CAP : TRIALS_PER_PAGE,
+    csv ? 0 : (trialPage - 1) * TRIALS_PER_PAGE,
   ]);
+  const trialCount = Number((await context.db.rows(TRIAL_COUNT_SQL, runKey))[0]?.n ?? 0);
   const tags = await context.db.rows(TAG_STATES_SQL, [snapshot, run, projectKey]);
   const reviews = await context.db.rows(REVIEWS_SQL, [run]);
   const journal = await context.db.rows(JOURNAL_SQL, [run]);
@@ -120,7 +154,7 @@ export async function findingPage(context: PageContext): Promise<PageResult> {
   const tables: ViewTable[] = [
     {
       id: 'trials',
-      caption: `Trials (first ${TRIAL_LIMIT})`,
+      caption: `Trials of this attack run (${trialCount})`,
       columns: [
         { key: 'trial_ordinal', label: 'Trial', numeric: true },
         { key: 'score', label: 'Score', numeric: true },
@@ -220,9 +254,9 @@ export async function findingPage(context: PageContext): Promise<PageResult> {
         markup`<h2>${table.caption}</h2>
           ${tableHtml(table, csvHref(context, table))}`,
     )}
-    <h2>Trials</h2>
+    <h2 id="trials">Trials</h2>
     ${trialTable === undefined ? '' : tableHtml(trialTable, csvHref(context, trialTable), 'No trial of this attack run was loaded.')}
-    ${trials.map(trialSection)}
+    ${trialPager(context, trialPage, trialCount)} ${trials.map(trialSection)}
     <p>
       <a href="${href('/report/executive', { project: projectKey, snapshot })}"
         >Executive report of ${projectKey}</a

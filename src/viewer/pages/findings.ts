@@ -15,6 +15,7 @@ import {
   type FindingFilters,
 } from '../findings-query.js';
 import { asText, cellText, href, type Html, markup } from '../html.js';
+import type { Row, ViewerDatabase } from '../viewer-database.js';
 import { tableHtml, type TableColumn, type ViewTable } from '../table.js';
 import { choice, csvHref, pageNumber, param, selfHref, type PageContext, type PageResult } from './page.js';
 
@@ -33,6 +34,11 @@ function readFilters(context: PageContext): FindingFilters {
   };
   for (const name of TEXT_FILTERS) filters[name] = param(context, name);
   return filters;
+}
+
+/** The values the filter form offers (kept while the viewer runs: the database cannot change). */
+export function filterChoices(db: ViewerDatabase): Promise<Row[]> {
+  return db.memo('filter-choices', () => db.rows(FILTER_CHOICES_SQL));
 }
 
 function findingLink(row: Record<string, unknown>): Html {
@@ -97,7 +103,7 @@ async function filterForm(
   sort: string,
   order: string,
 ): Promise<Html> {
-  const choices = await context.db.rows(FILTER_CHOICES_SQL);
+  const choices = await filterChoices(context.db);
   const of = (field: string): string[] =>
     choices.filter((row) => row.field === field).map((row) => asText(row.value));
   return markup`<form class="filters" method="get" action="/findings" aria-label="Filter findings">

@@ -19,8 +19,10 @@ export async function frameworkPage(context: PageContext): Promise<PageResult> {
   if (project === undefined || framework === undefined) {
     throw new PageError(400, 'A framework page needs the project and framework parameters.');
   }
-  const { model, snapshotId } = await context.db.exclusive(PAGE_TIME_LIMIT_MS, (conn) =>
-    frameworkModel(conn, project, snapshot, framework),
+  const { model, snapshotId } = await context.db.memo(
+    JSON.stringify(['framework', project, snapshot ?? null, framework]),
+    () =>
+      context.db.exclusive(PAGE_TIME_LIMIT_MS, (conn) => frameworkModel(conn, project, snapshot, framework)),
   );
   const section = model.frameworks[0];
   const findingsOf = (tag: string, state?: string): string =>
@@ -81,7 +83,9 @@ export async function frameworkPage(context: PageContext): Promise<PageResult> {
       >
     </p>
     ${coverage} ${tableHtml(table, csvHref(context, table), 'No category.')}
-    ${await chartFigures(model, (name) => name.startsWith('compliance-heatmap') || name.includes('states'))}`;
+    ${await context.db.memo(JSON.stringify(['framework-charts', project, snapshot ?? null, framework]), () =>
+      chartFigures(model, (name) => name.startsWith('compliance-heatmap') || name.includes('states')),
+    )}`;
   return {
     title: `${frameworkTitle(framework)}: ${model.project.name ?? model.project.key}`,
     body,

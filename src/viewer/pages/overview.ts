@@ -44,7 +44,9 @@ function lights(row: PortfolioProjectRow): Html {
 }
 
 export async function overviewPage(context: PageContext): Promise<PageResult> {
-  const { model, open } = await context.db.exclusive(PAGE_TIME_LIMIT_MS, overviewModel);
+  const { model, open } = await context.db.memo('overview', () =>
+    context.db.exclusive(PAGE_TIME_LIMIT_MS, overviewModel),
+  );
   const rows = model.projects.map((row) => ({
     project: row.project.name ?? row.project.key,
     project_key: row.project.key,
@@ -114,6 +116,8 @@ export async function overviewPage(context: PageContext): Promise<PageResult> {
       <a href="/report/portfolio">Portfolio report</a>
     </p>
     ${tableHtml(table, csvHref(context, table), 'The warehouse holds no project yet.')}
-    ${await chartFigures(model, (name) => name.includes('trend') || name.includes('coverage'))}`;
+    ${await context.db.memo('overview-charts', () =>
+      chartFigures(model, (name) => name.includes('trend') || name.includes('coverage')),
+    )}`;
   return { title: 'Projects', body, tables: [table] };
 }
