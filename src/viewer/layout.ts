@@ -42,7 +42,10 @@ const NAV: readonly (readonly [string, string])[] = [
 function shortTitle(title: string): string {
   let max = 55;
   let short = truncateCodePoints(title, max);
-  while (escapeHtml(short).length > 55 && max > 1) short = truncateCodePoints(title, --max);
+  while (escapeHtml(short).length > 55 && max > 1) {
+    max -= 1;
+    short = truncateCodePoints(title, max);
+  }
   return short;
 }
 

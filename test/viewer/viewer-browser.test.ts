@@ -220,6 +220,22 @@ describe.runIf(available)('the viewer in headless Chromium', () => {
     }
   }, 90_000);
 
+  it('refuses a POST and a foreign Host header sent through the browser context', async () => {
+    const context = await browser.newContext();
+    try {
+      const post = await context.request.post(`${viewer.url}query`, { data: 'sql=select 1' });
+      expect(post.status()).toBe(405);
+      expect(post.headers().allow).toBe('GET, HEAD');
+      const rebound = await context.request.get(`${viewer.url}findings`, {
+        headers: { host: 'attacker.example' },
+      });
+      expect(rebound.status()).toBe(421);
+      expect(await rebound.text()).not.toContain('<table');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('screenshots the findings page (the README picture)', async () => {
     await withPage(async (page) => {
       await page.goto(`${viewer.url}findings?severity=critical`);

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { recordingIO } from '../../src/cli/io.js';
 import { openWarehouse } from '../../src/warehouse/db.js';
+import { allowedHosts, isLoopback } from '../../src/viewer/host-check.js';
 import { startViewer, type RunningViewer } from '../../src/viewer/server.js';
 import { spawnCli } from '../helpers/cli.js';
 import { buildViewerWarehouse, type ViewerWarehouse } from './viewer-warehouse.js';
@@ -177,6 +178,19 @@ describe('safe by default', () => {
       expect(answer.status, method).toBe(405);
       expect(answer.headers.allow).toBe('GET, HEAD');
     }
+  });
+});
+
+describe('host check', () => {
+  it('answers the bound address and port, plus localhost on loopback only', () => {
+    expect([...allowedHosts('127.0.0.1', 8080)].sort()).toEqual(
+      ['127.0.0.1:8080', '[::1]:8080', 'localhost:8080'].sort(),
+    );
+    expect([...allowedHosts('192.168.1.5', 8080)]).toEqual(['192.168.1.5:8080']);
+    expect([...allowedHosts('::1', 9)]).toContain('[::1]:9');
+    expect(['127.0.0.1', '127.1.2.3', '::1', 'localhost'].every(isLoopback)).toBe(true);
+    // Anything else makes serve warn that other machines can read the warehouse.
+    expect(['0.0.0.0', '::', '192.168.1.5', '10.0.0.1'].some(isLoopback)).toBe(false);
   });
 });
 
