@@ -445,6 +445,31 @@ export interface ExecutiveModel extends ReportBase {
   evaluationJobs: EvaluationJobRow[];
   /** Changes since the previous snapshot of the project; null or absent when there is none. */
   sinceLastSnapshot?: SinceLastSnapshot | null;
+  /** Dated risk acceptances to act on (absent in hand-built models). */
+  riskAcceptances?: RiskAcceptanceReview;
+}
+
+/** One dated risk acceptance that ends soon or has ended (its finding then counts as open again). */
+export interface RiskAcceptanceRow {
+  /** The finding (attack run id). */
+  findingId: string;
+  attack: string | null;
+  goalCategory: string | null;
+  severity: string;
+  owner: string | null;
+  reason: string | null;
+  /** Last day it holds, YYYY-MM-DD (UTC). */
+  until: string;
+  /** Whole days from the snapshot's fetch time to its end; negative once over. */
+  daysLeft: number;
+  state: 'expiring' | 'expired';
+}
+
+/** Acceptances ending within `windowDays` of the snapshot's as-of time, and those already over. */
+export interface RiskAcceptanceReview {
+  windowDays: number;
+  /** Expired first, then by end date. */
+  rows: RiskAcceptanceRow[];
 }
 
 /** The state of a framework category in a compliance report. */

@@ -20,6 +20,7 @@ import {
 import { Escaped } from './output-context.js';
 import { remediationFor } from '../taxonomy/remediation.js';
 import { MIN_TRIALS_FOR_EVIDENCE } from '../metrics/read-figures.js';
+import { riskAcceptancesView } from './view-risk-acceptances.js';
 import { sinceLastSnapshotView } from './view-since-last-snapshot.js';
 import { riskClass, severityClass, type ChartView, type ViewText } from './view-text.js';
 
@@ -184,6 +185,7 @@ export function executiveSections(model: ExecutiveModel, text: ViewText, chart: 
       errorSummary: text.excerpt(job.errorSummary),
     })),
     sinceLastSnapshot: sinceLastSnapshotView(model.sinceLastSnapshot, text),
+    riskAcceptances: riskAcceptancesView(model.riskAcceptances, text),
   };
 }
 

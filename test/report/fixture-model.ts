@@ -434,6 +434,33 @@ export function executiveFixture(): ExecutiveModel {
       },
     ],
     sinceLastSnapshot: sinceLastSnapshotFixture(),
+    riskAcceptances: {
+      windowDays: 30,
+      rows: [
+        {
+          findingId: '0a1b2c3d-0000-4000-8000-0000000000a1',
+          attack: 'crescendo_attack',
+          goalCategory: 'system_prompt_leak',
+          severity: 'critical',
+          owner: `ciso ${HOSTILE.img}`,
+          reason: `vendor fix due ${HOSTILE.table} ${HOSTILE.script}`,
+          until: '2026-01-03',
+          daysLeft: -2,
+          state: 'expired',
+        },
+        {
+          findingId: '0a1b2c3d-0000-4000-8000-0000000000a2',
+          attack: null,
+          goalCategory: null,
+          severity: 'high',
+          owner: null,
+          reason: `compensating control ${HOSTILE.jsLink} ${HOSTILE.backticks}`,
+          until: '2026-01-20',
+          daysLeft: 14,
+          state: 'expiring',
+        },
+      ],
+    },
     dataQuality: dataQuality(),
     provenance: provenance(),
   };
