@@ -492,6 +492,21 @@ export interface ComplianceCategoryRow {
   /** `null` when only legacy entries (without attacks_used) were seen. */
   attacksUsed: string[] | null;
   assessmentsTested: number;
+  /** The service's recommendations that concern the category (absent in hand-built models). */
+  recommendations?: ServiceRecommendation[];
+}
+
+/**
+ * One item of an assessment's `recommendations`, carried from its goal category to the framework
+ * categories that goal category's runs were tagged with. All text is the service's (data).
+ */
+export interface ServiceRecommendation {
+  /** Name (else id) of the assessment that sent it. */
+  assessment: string;
+  goalCategory: string;
+  priority: string | null;
+  title: string | null;
+  detail: string | null;
 }
 
 export interface HeatmapCell {

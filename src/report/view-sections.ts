@@ -189,19 +189,32 @@ export function executiveSections(model: ExecutiveModel, text: ViewText, chart: 
   };
 }
 
+/** Service recommendations shown per failing category; the rest are counted. */
+const RECOMMENDATIONS_SHOWN = 3;
+
 /**
- * What to do about each category failing now (its current state, else its worst): the guidance we
- * ship for the framework category, with a link to the framework's own page.
+ * What to do about each category failing now (its current state, else its worst): the service's own
+ * recommendations for it where its assessments sent any, else the guidance we ship for the framework
+ * category; either way with the link to the framework's own page.
  */
 function remediationRows(framework: string, categories: readonly ComplianceCategoryRow[], text: ViewText) {
   return categories
     .filter((row) => (row.currentState ?? row.state) === 'failing')
     .map((row) => {
       const remediation = remediationFor(framework, row.tag);
+      const recommendations = row.recommendations ?? [];
       return {
         tag: text.code(row.tag),
         title: text.maybeLabel(row.title),
-        guidance: remediation?.guidance ?? null,
+        service: recommendations.slice(0, RECOMMENDATIONS_SHOWN).map((item) => ({
+          title: text.maybeLabel(item.title),
+          detail: text.excerpt(item.detail),
+          priority: text.maybeLabel(item.priority),
+          goalCategory: text.label(item.goalCategory),
+          assessment: text.label(item.assessment),
+        })),
+        moreService: Math.max(0, recommendations.length - RECOMMENDATIONS_SHOWN),
+        guidance: recommendations.length > 0 ? null : (remediation?.guidance ?? null),
         url: remediation?.url ?? null,
       };
     });

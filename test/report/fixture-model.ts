@@ -615,6 +615,40 @@ function frameworkSection(key: string, seed: number): ComplianceFrameworkSection
 /** The compliance model of the fixture project over two frameworks. */
 export function complianceFixture(): ComplianceModel {
   const frameworks = [frameworkSection('owasp_llm', 1), frameworkSection('nist', 4)];
+  // The service's recommendations are data: hostile text under the first failing category; the
+  // other failing categories fall back to the guidance shipped with the tool.
+  const failing = frameworks[0]?.categories.find((row) => (row.currentState ?? row.state) === 'failing');
+  if (failing === undefined) throw new Error('the fixture needs a failing OWASP LLM category');
+  failing.recommendations = [
+    {
+      assessment: `Latest ${HOSTILE.bidi}`,
+      goalCategory: `credential_leak ${HOSTILE.table}`,
+      priority: 'high',
+      title: `Harden the target ${HOSTILE.script}`,
+      detail: `Add input filtering ${HOSTILE.jsLink} ${HOSTILE.image} ${HOSTILE.newline}`,
+    },
+    {
+      assessment: 'Baseline',
+      goalCategory: 'system_prompt_leak',
+      priority: null,
+      title: null,
+      detail: `Keep secrets out of the prompt ${HOSTILE.template}`,
+    },
+    {
+      assessment: 'Baseline',
+      goalCategory: 'pii_extraction',
+      priority: 'medium',
+      title: 'Redact',
+      detail: null,
+    },
+    {
+      assessment: 'Baseline',
+      goalCategory: 'tool_misuse',
+      priority: 'medium',
+      title: 'Limit tools',
+      detail: null,
+    },
+  ];
   return {
     kind: 'compliance',
     project,
