@@ -516,6 +516,8 @@ export interface HeatmapCell {
   asr: number | null;
   /** Whether the assessment tested the category (an untested cell is drawn "not tested", never 0%). */
   tested: boolean;
+  /** Trials behind the cell's ASR (its sample size); null or absent when unknown (legacy entries). */
+  trials?: number | null;
 }
 
 export interface ComplianceFrameworkSection {
@@ -579,6 +581,8 @@ export interface PortfolioTrendPoint {
   snapshotId: string;
   fetchedAt: string | null;
   overallAsr: number | null;
+  /** Attacks the overall ASR counts (its denominator); absent in hand-built models. */
+  overallAsrAttacks?: number | null;
 }
 
 /** The portfolio report's data: every project side by side. */

@@ -583,7 +583,13 @@ function frameworkSection(key: string, seed: number): ComplianceFrameworkSection
                 : [`goat_attack ${HOSTILE.img}`]
               : [],
       });
-      heatmapCells.push({ assessmentId: assessment.id, tag: category.tag, asr, tested });
+      heatmapCells.push({
+        assessmentId: assessment.id,
+        tag: category.tag,
+        asr,
+        tested,
+        trials: column === 1 ? null : totalTrials,
+      });
     });
     cellsByTag.set(category.tag, cells);
   });
@@ -746,6 +752,7 @@ export function portfolioFixture(): PortfolioModel {
         snapshotId: OLDER_SNAPSHOT_ID,
         fetchedAt: '2025-12-01T12:00:00Z',
         overallAsr: 0.35,
+        overallAsrAttacks: 40,
       },
       {
         projectKey: 'support-bot',

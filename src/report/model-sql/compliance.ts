@@ -127,6 +127,7 @@ export async function complianceFrameworks(
             tag: String(row.tag),
             asr: num(row.asr),
             tested: true,
+            trials: num(row.total_trials),
           })),
       },
       excludes,
