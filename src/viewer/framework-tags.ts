@@ -1,22 +1,16 @@
 /**
- * Which attack runs a compliance category covers. An attack run carries its tags in
- * `compliance_tags` (TAXONOMY.md: a flat object, one key per framework), while the compliance matrix
- * names frameworks by their own keys; this is the one map between the two. NIST AI RMF tags a run
- * with one function (a string), the others with lists.
+ * Which attack runs a compliance category covers, in SQL: an attack run carries its tags in
+ * `compliance_tags` (TAXONOMY.md: a flat object, one field per framework), and
+ * src/taxonomy/compliance-tags.ts is the one map from those fields to the compliance matrix's
+ * framework keys. As there, a field holding a string names one category, a list of strings several;
+ * anything else names none.
  */
+import { tagFieldsOf } from '../taxonomy/compliance-tags.js';
 import { FRAMEWORKS } from '../taxonomy/frameworks.js';
 
-const TAG_KEYS: Readonly<Record<string, { key: string; list: boolean }>> = {
-  owasp_llm: { key: 'owasp_categories', list: true },
-  owasp_agentic: { key: 'owasp_agentic_categories', list: true },
-  atlas: { key: 'atlas_techniques', list: true },
-  saif: { key: 'saif_categories', list: true },
-  nist: { key: 'nist_ai_rmf_function', list: false },
-};
-
-/** Framework keys the viewer can filter by, in taxonomy order. */
+/** Framework keys the viewer can filter by (those an attack run can be tagged with), taxonomy order. */
 export const FRAMEWORK_KEYS: readonly string[] = FRAMEWORKS.map((f) => f.key).filter(
-  (key) => key in TAG_KEYS,
+  (key) => tagFieldsOf(key).length > 0,
 );
 
 /** A framework's title, or its key when the taxonomy has none. */
@@ -25,13 +19,16 @@ export function frameworkTitle(key: string): string {
 }
 
 /**
- * SQL for the list of tags `framework` gives the attack run aliased `run` (a VARCHAR[]). The key
- * comes from the fixed map above, never from the request.
+ * SQL for the categories of `framework` that the attack run aliased `run` is tagged with (a
+ * VARCHAR[]). Field names come from the taxonomy module, never from the request.
  */
 export function runTagsSql(framework: string, run: string): string {
-  const entry = TAG_KEYS[framework];
-  if (entry === undefined) return '[]::VARCHAR[]';
-  return entry.list
-    ? `coalesce(from_json(${run}.compliance_tags -> '${entry.key}', '["VARCHAR"]'), []::VARCHAR[])`
-    : `list_filter([${run}.compliance_tags ->> '${entry.key}'], x -> x IS NOT NULL)`;
+  const lists = tagFieldsOf(framework).map((field) => {
+    const value = `${run}.compliance_tags -> '${field}'`;
+    return `CASE json_type(${value})
+      WHEN 'ARRAY' THEN coalesce(from_json(${value}, '["VARCHAR"]'), []::VARCHAR[])
+      WHEN 'VARCHAR' THEN [${run}.compliance_tags ->> '${field}']
+      ELSE []::VARCHAR[] END`;
+  });
+  return lists.length === 0 ? '[]::VARCHAR[]' : lists.reduce((all, next) => `list_concat(${all}, ${next})`);
 }
