@@ -14,6 +14,16 @@ export interface TableColumn {
   cell?: (row: Row) => HtmlValue;
   /** Right-aligned (numbers). */
   numeric?: boolean;
+  /**
+   * The column's role in the reports' fixed table layout (styles.hbs: `col-text` free text gets the
+   * room, `col-id` identifiers, `col-date`); none: an equal share of what is left.
+   */
+  role?: 'text' | 'id' | 'date';
+}
+
+/** The header cell's classes: numbers right-aligned, the role's width. */
+function headerClass(column: TableColumn): string {
+  return [column.numeric ? 'num' : '', column.role ? `col-${column.role}` : ''].filter(Boolean).join(' ');
 }
 
 export interface ViewTable {
@@ -46,7 +56,7 @@ export function tableCsv(table: ViewTable): string {
 export function tableHtml(table: ViewTable, csvHref: string, empty = 'Nothing to show.'): Html {
   const head = table.columns.map(
     (column) =>
-      markup`<th scope="col" ${column.numeric ? new Html(' class="num"') : ''}>${column.label}</th>`,
+      markup`<th scope="col"${headerClass(column) === '' ? '' : markup` class="${headerClass(column)}"`}>${column.label}</th>`,
   );
   const body =
     table.rows.length === 0

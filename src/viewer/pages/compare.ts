@@ -39,7 +39,7 @@ function columns(extra: TableColumn[]): TableColumn[] {
     { key: 'project', label: 'Project' },
     { key: 'severity', label: 'Severity' },
     { key: 'score', label: 'Score', numeric: true },
-    { key: 'goal', label: 'Goal', cell: goal },
+    { key: 'goal', label: 'Goal', cell: goal, role: 'text' },
     { key: 'attack_name', label: 'Attack' },
     ...extra,
   ];

@@ -56,7 +56,7 @@ const COLUMNS: readonly TableColumn[] = [
   },
   { key: 'best_score', label: 'Score', numeric: true },
   { key: 'project_key', label: 'Project' },
-  { key: 'goal', label: 'Goal', cell: findingLink },
+  { key: 'goal', label: 'Goal', cell: findingLink, role: 'text' },
   { key: 'goal_category', label: 'Category' },
   { key: 'attack_name', label: 'Attack' },
   { key: 'finding_status', label: 'Status' },
