@@ -53,8 +53,42 @@ export interface FigureScope {
 
 export type Row = Record<string, unknown>;
 
+/** Connections inside withMetricReadsCached, with the reads done so far (query and parameters → rows). */
+const cachedReads = new WeakMap<DuckDBConnection, Map<string, Promise<Row[]>>>();
+
+/**
+ * Runs `work` with this module's reads on `conn` done once per query and parameters: a report reads a
+ * project's figures, coverage and consistency checks from several sections, and each metric view
+ * costs DuckDB tens of milliseconds to plan however small the data. Only for work that does not write
+ * to the database between its reads (building a report model, evaluating gates). Nested calls share
+ * the outer cache.
+ */
+export async function withMetricReadsCached<T>(conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  if (cachedReads.has(conn)) return work();
+  cachedReads.set(conn, new Map());
+  try {
+    return await work();
+  } finally {
+    cachedReads.delete(conn);
+  }
+}
+
 /** Query rows with BigInt and Date values made plain (numbers, ISO strings). */
 export async function rows(conn: DuckDBConnection, sql: string, params: (string | number)[]): Promise<Row[]> {
+  const cache = cachedReads.get(conn);
+  if (cache === undefined) return readRows(conn, sql, params);
+  const key = JSON.stringify([sql, params]);
+  let found = cache.get(key);
+  if (found === undefined) {
+    found = readRows(conn, sql, params);
+    cache.set(key, found);
+    found.catch(() => cache.delete(key));
+  }
+  // A fresh array each time: a caller may sort or filter what it was given.
+  return [...(await found)];
+}
+
+async function readRows(conn: DuckDBConnection, sql: string, params: (string | number)[]): Promise<Row[]> {
   const reader = await conn.runAndReadAll(sql, params);
   return reader.getRowObjectsJS().map((row) => {
     const plain: Row = {};

@@ -8,6 +8,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError, wordsFlags } from '../errors.js';
+import { withMetricReadsCached } from '../metrics/read-figures.js';
 import {
   holdsSeveralWorkspaces,
   previousSnapshotId,
@@ -74,12 +75,15 @@ export async function checkGates(
     if (match) projects.push(match.key);
     else warnings.push(`project ${wanted} is not in snapshot ${snapshotId}`);
   }
-  const results = await evaluateGates(options.gates, warehouseMetricProvider(conn), {
-    snapshotId,
-    previousSnapshotId: previous,
-    projects,
-    onUnknown: options.onUnknown,
-  });
+  // Gates on one project read the same figures: each metric query runs once.
+  const results = await withMetricReadsCached(conn, () =>
+    evaluateGates(options.gates, warehouseMetricProvider(conn), {
+      snapshotId,
+      previousSnapshotId: previous,
+      projects,
+      onUnknown: options.onUnknown,
+    }),
+  );
   const several = await holdsSeveralWorkspaces(conn);
   const report = buildGateReport({
     snapshotId,

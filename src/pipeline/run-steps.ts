@@ -287,15 +287,16 @@ export async function gatesStep(state: RunState): Promise<void> {
   await state.step('gates', ['load'], async () => {
     const { warehouseMetricProvider } = await import('./warehouse-metrics.js');
     const snapshot = requireSnapshot(state);
-    const results = await evaluateGates(
-      config.gates,
-      warehouseMetricProvider(await state.warehouseConnection()),
-      {
+    const conn = await state.warehouseConnection();
+    const { withMetricReadsCached } = await import('../metrics/read-figures.js');
+    // Gates on one project read the same figures: each metric query runs once.
+    const results = await withMetricReadsCached(conn, () =>
+      evaluateGates(config.gates, warehouseMetricProvider(conn), {
         snapshotId: snapshot.snapshotId,
         previousSnapshotId: state.previousSnapshotId,
         projects: state.projects,
         onUnknown: config.on_unknown_gate,
-      },
+      }),
     );
     state.gateResults = results;
     const { holdsSeveralWorkspaces } = await import('../warehouse/snapshot-lookup.js');

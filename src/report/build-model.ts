@@ -7,6 +7,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InvalidOptionError } from '../errors.js';
+import { withMetricReadsCached } from '../metrics/read-figures.js';
 import { VERSION } from '../version.js';
 import { DEFAULT_MIN_TRIALS_FOR_EVIDENCE } from './compliance-state.js';
 import type { ReportKind, ReportModel } from './model.js';
@@ -47,6 +48,11 @@ export interface ModelRequest {
 
 /** Builds the report model a request asks for, reading only the warehouse connection given. */
 export async function buildModel(conn: DuckDBConnection, request: ModelRequest): Promise<ReportModel> {
+  // Sections read the same project figures and checks: each metric query runs once per build.
+  return withMetricReadsCached(conn, () => buildModelOnce(conn, request));
+}
+
+async function buildModelOnce(conn: DuckDBConnection, request: ModelRequest): Promise<ReportModel> {
   const toolVersion = request.toolVersion ?? VERSION;
   if (request.kind === 'portfolio') {
     const scopes = await resolvePortfolioScopes(conn, request.snapshot, request);
