@@ -18,7 +18,7 @@ import {
   isNotFoundError,
   isUpgradeRequiredError,
 } from '../api/errors.js';
-import { checkBody } from './check-body.js';
+import { CheckPool } from './check-pool.js';
 import type { FetchTarget } from './fetch-plan.js';
 import { fetchToFile } from './fetch-to-file.js';
 import { hashFile } from './hash-file.js';
@@ -96,9 +96,19 @@ export interface FileStoreOptions {
 interface Taken {
   file: JournalFile;
   validation?: Validation | undefined;
-  /** The body, when fetched and small: validated from memory instead of read back. */
+  /** The body, when fetched and held in memory: facts (and, when small, validation) read it there. */
   content?: Uint8Array | undefined;
 }
+
+/** Bodies up to this size are handed to validation from memory, so the worker need not read the file. */
+const RETURN_CONTENT_BYTES = 64 * 1024;
+
+/**
+ * Project summaries up to this size are held in memory until stored (other bodies: SPILL_BYTES): the
+ * trial lists wait for a summary's facts, which are then parsed at once instead of read back from
+ * disk. Summaries are few (one per project) and a few MB at most, so this adds little to what is held.
+ */
+const SUMMARY_HOLD_BYTES = 4 * 1024 * 1024;
 
 /**
  * Bodies held for validation at most, in bytes: validation runs one file at a time and may lag
@@ -113,8 +123,14 @@ export class FileStore {
   readonly stored = new Set<string>();
   readonly failures: FailedRequest[] = [];
   private readonly io: LimitFunction;
-  /** Validation runs one file at a time in the background: memory stays flat, requests keep flowing. */
-  private readonly checks: LimitFunction = pLimit(1);
+  /**
+   * Validation (and the fsync of each file this run wrote) runs on worker threads, one file per worker
+   * at a time, so memory stays flat and the main thread is free for the requests.
+   */
+  private readonly pool = new CheckPool();
+  private readonly checks: LimitFunction = pLimit(this.pool.size);
+  /** Files fsynced by the validation workers: publishing need not flush them again. */
+  readonly synced = new Set<string>();
   private readonly pendingChecks: Promise<void>[] = [];
   private readonly createdDirs = new Set<string>();
   private heldForCheck = 0;
@@ -123,6 +139,7 @@ export class FileStore {
     // The client bounds requests in flight; twice as many slots here let one request's file write
     // and rename overlap the next request instead of idling a connection.
     this.io = pLimit(options.concurrency * 2);
+    this.pool.warmUp();
   }
 
   /** Absolute path of a snapshot-relative file, proven to stay inside the working directory. */
@@ -145,7 +162,7 @@ export class FileStore {
    */
   async obtain<F = null>(
     target: FetchTarget,
-    facts?: (file: string) => Promise<F>,
+    facts?: (file: string, content?: Uint8Array) => Promise<F>,
     options: ObtainOptions = {},
   ): Promise<Obtained<F>> {
     const { stopper, progress } = this.options;
@@ -176,8 +193,10 @@ export class FileStore {
       this.recordFailure(target, error);
       return 'failed';
     }
-    await this.record(taken.file, taken.validation, taken.content);
-    return { stored: taken.file, facts: facts ? await facts(file) : (null as F) };
+    const small =
+      taken.content && taken.content.byteLength <= RETURN_CONTENT_BYTES ? taken.content : undefined;
+    await this.record(taken.file, taken.validation, small);
+    return { stored: taken.file, facts: facts ? await facts(file, taken.content) : (null as F) };
   }
 
   /**
@@ -213,9 +232,19 @@ export class FileStore {
     this.pendingChecks.push(validation);
   }
 
-  /** Validates one stored file (from `content` when the body is still in memory) into its entry. */
+  /**
+   * fsyncs and validates one stored file (from `content` when the body is still in memory) into its
+   * entry, on a worker thread.
+   */
   private async validate(stored: JournalFile, file: string, content: Uint8Array | undefined): Promise<void> {
-    const check = await checkBody(stored.kind, file, stored.bytes, content);
+    const { check, synced } = await this.pool.run({
+      kind: stored.kind,
+      file,
+      bytes: stored.bytes,
+      content,
+      sync: true,
+    });
+    if (synced) this.synced.add(stored.path);
     this.entries.set(stored.path, {
       ...stored,
       records: check.records,
@@ -229,6 +258,11 @@ export class FileStore {
   async drain(): Promise<void> {
     await Promise.allSettled(this.pendingChecks);
     if (this.options.stopper.stopped) throw this.options.stopper.error;
+  }
+
+  /** Ends the validation workers (after drain(); a check still running fails). */
+  async close(): Promise<void> {
+    await this.pool.close();
   }
 
   private base(
@@ -286,6 +320,7 @@ export class FileStore {
     const { previous, link } = this.options;
     const same: { linked: boolean; validation?: Validation | undefined } = { linked: false };
     const body = await fetchToFile(this.options.client, target.request, file, {
+      ...(target.kind === 'project_summary' ? { holdUpToBytes: SUMMARY_HOLD_BYTES } : {}),
       beforeCommit: async (digest) => {
         const linked = await linkIdenticalPrevious(previous, target.file, digest, file, link);
         if (linked) Object.assign(same, { linked: true, validation: linked.validation });

@@ -323,7 +323,7 @@ export async function takeSnapshot(
     }
     // From here on the run is publishing: a SIGINT/SIGTERM no longer stops it half-way (the steps are
     // quick and local); it is reported once the snapshot is in place.
-    await publishSnapshot(partialDir, finalDir, manifest);
+    await publishSnapshot(partialDir, finalDir, manifest, { synced: store.synced });
     if (effects.signal?.aborted) throw interruptedWhilePublishing(effects.signal, finalDir, manifest);
     return { dir: finalDir, snapshotId, status: manifest.status, manifest };
   } catch (error) {
@@ -340,6 +340,7 @@ export async function takeSnapshot(
     }
     throw explainStop(error, partialDir, context, effects.signal);
   } finally {
+    await store.close();
     await client.close();
   }
 }
