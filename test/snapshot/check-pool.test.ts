@@ -79,9 +79,8 @@ describe('validation on worker threads', () => {
       sync: false,
     });
     expect(check.records).toBe(3);
-    expect(check.issues).toEqual([
-      expect.objectContaining({ path: '$[1].trial_index', message: expect.stringMatching(/number/) }),
-    ]);
+    expect(check.issues.map((issue) => issue.path)).toEqual(['$[1].trial_index']);
+    expect(check.issues[0]?.message).toMatch(/number/);
     expect(check.unknownKeys).toEqual(['$[*].brand_new', '$[*].nested']);
   });
 
