@@ -8,8 +8,8 @@
  * (b) memory — the simulator's large preset (>= 1,000,000 trials): peak RSS of the snapshot process
  *     (VmHWM from /proc/<pid>/status, sampled while it runs), wall time and MB/s; target < 250 MB.
  *
- * The simulator runs in this process and the snapshot in a child process (the real CLI), so the
- * figures are the CLI's own. Prints one JSON line per figure.
+ * The simulator runs in this process and the snapshot in a child process (the installed CLI, bin/ →
+ * dist/, built first), so the figures are the CLI's own. Prints one JSON line per figure.
  */
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -18,11 +18,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator, type SimulatorOptions } from '../src/simulator/index.js';
+import { buildCli, CLI } from './_large-snapshot.js';
 import { startReplayServer } from './_replay-server.js';
 import type { Manifest } from '../src/snapshot/manifest.js';
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-const CLIENT = fileURLToPath(new URL('../src/api/client.ts', import.meta.url));
+/** The compiled API client (dist/, built with the CLI at the start), the bare client's code. */
+const CLIENT = fileURLToPath(new URL('../dist/api/client.js', import.meta.url));
 const TOKEN = 'bench-token';
 
 interface ChildRun {
@@ -55,9 +56,7 @@ async function runCli(target: Target, out: string, extra: string[] = []): Promis
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      MAIN,
+      CLI,
       'snapshot',
       ...['--base-url', target.url, '--org', target.org, '--workspace', target.workspace],
       ...['--out', out, '--quiet', ...extra],
@@ -122,7 +121,7 @@ async function bareClientRequestsPerSecond(url: string, paths: readonly string[]
     })));
     console.log(paths.length / ((performance.now() - started) / 1000));
     await client.close();`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
     env: {
       PATH: process.env.PATH,
       AIRT_TOKEN: TOKEN,
@@ -184,6 +183,9 @@ function hashesOf(manifest: Manifest): string {
   return JSON.stringify(manifest.files.map((file) => [file.path, file.sha256]).sort());
 }
 
+// The installed CLI (bin/ → dist/), built fresh: what users run, without tsx compiling the sources
+// (and again in each worker thread) inside the timed run.
+buildCli();
 const root = await mkdtemp(path.join(tmpdir(), 'airt-bench-snapshot-'));
 try {
   // (a) throughput at 20 ms latency, concurrency 8. The figure compares two clients on one server:

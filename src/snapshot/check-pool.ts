@@ -1,7 +1,7 @@
 /**
- * A small pool of worker threads that validate stored bodies (checkBody) and make them durable (fsync),
- * so the main thread only drives requests. Validating a large summary and flushing hundreds of files
- * used to sit on the main thread and the libuv thread pool between one response and the next request.
+ * A small pool of worker threads that validate stored bodies (checkBody), so the main thread only
+ * drives requests: validating a large summary used to sit on the main thread between one response and
+ * the next request.
  *
  * - The caller bounds how many jobs are outstanding (FileStore keeps at most `size`); jobs beyond a
  *   free worker wait in a queue here, in order.
@@ -27,24 +27,16 @@ export interface CheckJob {
   file: string;
   bytes: number | undefined;
   content: Uint8Array | undefined;
-  /** fsync the file before validating it. */
-  sync: boolean;
 }
 
 export type CheckReply =
-  | { id: number; ok: true; check: BodyCheck; synced: boolean }
+  | { id: number; ok: true; check: BodyCheck }
   | { id: number; ok: false; message: string; code?: string; syscall?: string; path?: string };
-
-export interface CheckOutcome {
-  check: BodyCheck;
-  /** The file was fsynced. */
-  synced: boolean;
-}
 
 interface Pending {
   job: CheckJob;
   transfer: ArrayBuffer[];
-  resolve: (outcome: CheckOutcome) => void;
+  resolve: (check: BodyCheck) => void;
   reject: (error: Error) => void;
 }
 
@@ -88,15 +80,15 @@ export class CheckPool {
     this.size = size;
   }
 
-  /** Validates (and with `sync`, first fsyncs) one stored file on a worker. */
-  run(job: Omit<CheckJob, 'id'>): Promise<CheckOutcome> {
+  /** Validates one stored file on a worker. */
+  run(job: Omit<CheckJob, 'id'>): Promise<BodyCheck> {
     if (this.broken) return Promise.reject(this.broken);
     if (this.closed) return Promise.reject(new Error('The validation pool was closed.'));
     // A fresh, exactly sized copy is sent (and its buffer moved): a received chunk may be a view
     // into a larger buffer that must neither be copied whole nor taken from the caller.
     const content = job.content?.slice();
     const full: CheckJob = { ...job, content, id: this.nextId++ };
-    return new Promise<CheckOutcome>((resolve, reject) => {
+    return new Promise<BodyCheck>((resolve, reject) => {
       this.queue.push({
         job: full,
         transfer: content ? [content.buffer] : [],
@@ -145,7 +137,7 @@ export class CheckPool {
       if (!pending || pending.job.id !== reply.id) return;
       this.busy.delete(worker);
       this.idle.push(worker);
-      if (reply.ok) pending.resolve({ check: reply.check, synced: reply.synced });
+      if (reply.ok) pending.resolve(reply.check);
       else pending.reject(replyError(reply));
       this.dispatch();
     });

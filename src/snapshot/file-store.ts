@@ -19,6 +19,7 @@ import {
   isUpgradeRequiredError,
 } from '../api/errors.js';
 import { CheckPool } from './check-pool.js';
+import { Flusher } from './flusher.js';
 import type { FetchTarget } from './fetch-plan.js';
 import { fetchToFile } from './fetch-to-file.js';
 import { hashFile } from './hash-file.js';
@@ -124,13 +125,13 @@ export class FileStore {
   readonly failures: FailedRequest[] = [];
   private readonly io: LimitFunction;
   /**
-   * Validation (and the fsync of each file this run wrote) runs on worker threads, one file per worker
-   * at a time, so memory stays flat and the main thread is free for the requests.
+   * Validation runs on worker threads, one file per worker at a time, so memory stays flat and the
+   * main thread is free for the requests.
    */
   private readonly pool = new CheckPool();
   private readonly checks: LimitFunction = pLimit(this.pool.size);
-  /** Files fsynced by the validation workers: publishing need not flush them again. */
-  readonly synced = new Set<string>();
+  /** fsyncs each stored file in the background; publishing skips the files it has flushed. */
+  private readonly flusher = new Flusher();
   private readonly pendingChecks: Promise<void>[] = [];
   private readonly createdDirs = new Set<string>();
   private heldForCheck = 0;
@@ -207,6 +208,8 @@ export class FileStore {
    */
   async record(stored: JournalFile, known?: Validation, content?: Uint8Array): Promise<void> {
     this.stored.add(stored.path);
+    // A linked file's bytes were made durable when the earlier snapshot was published.
+    if (stored.stored !== 'linked') this.flusher.flush(stored.path, this.resolve(stored.path));
     await this.options.journal.append(stored);
     if (known) {
       this.entries.set(stored.path, { ...stored, ...known });
@@ -232,19 +235,9 @@ export class FileStore {
     this.pendingChecks.push(validation);
   }
 
-  /**
-   * fsyncs and validates one stored file (from `content` when the body is still in memory) into its
-   * entry, on a worker thread.
-   */
+  /** Validates one stored file (from `content` when the body is still in memory) into its entry. */
   private async validate(stored: JournalFile, file: string, content: Uint8Array | undefined): Promise<void> {
-    const { check, synced } = await this.pool.run({
-      kind: stored.kind,
-      file,
-      bytes: stored.bytes,
-      content,
-      sync: true,
-    });
-    if (synced) this.synced.add(stored.path);
+    const check = await this.pool.run({ kind: stored.kind, file, bytes: stored.bytes, content });
     this.entries.set(stored.path, {
       ...stored,
       records: check.records,
@@ -260,8 +253,15 @@ export class FileStore {
     if (this.options.stopper.stopped) throw this.options.stopper.error;
   }
 
-  /** Ends the validation workers (after drain(); a check still running fails). */
+  /** Files flushed in the background so far, once the flushes under way are done (for publishing). */
+  async flushed(): Promise<ReadonlySet<string>> {
+    await this.flusher.settle();
+    return this.flusher.synced;
+  }
+
+  /** Ends the validation workers and the background flushes (a check still running fails). */
   async close(): Promise<void> {
+    await this.flusher.settle(true);
     await this.pool.close();
   }
 

@@ -28,7 +28,7 @@ export interface PublishOptions {
    * point; an error stops publishing exactly as a crash would (nothing is undone).
    */
   afterStep?: (step: PublishStep) => void | Promise<void>;
-  /** Paths of data files already fsynced since they were written (the snapshot's validation workers). */
+  /** Paths of data files already fsynced since they were written (the snapshot's background flushes). */
   synced?: ReadonlySet<string>;
 }
 

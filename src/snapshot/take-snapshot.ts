@@ -323,13 +323,14 @@ export async function takeSnapshot(
     }
     // From here on the run is publishing: a SIGINT/SIGTERM no longer stops it half-way (the steps are
     // quick and local); it is reported once the snapshot is in place.
-    await publishSnapshot(partialDir, finalDir, manifest, { synced: store.synced });
+    await publishSnapshot(partialDir, finalDir, manifest, { synced: await store.flushed() });
     if (effects.signal?.aborted) throw interruptedWhilePublishing(effects.signal, finalDir, manifest);
     return { dir: finalDir, snapshotId, status: manifest.status, manifest };
   } catch (error) {
     if (error instanceof SnapshotStop) throw error;
-    // Let background validations finish reading before the directory is kept or removed.
+    // Let background validations and flushes finish before the directory is kept or removed.
     await store.drain().catch(() => undefined);
+    await store.close();
     await journal.close();
     progress.stop();
     const onlyConfig = [...store.stored].every((file) => file === configTarget().file);

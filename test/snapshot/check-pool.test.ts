@@ -59,11 +59,11 @@ describe('validation on worker threads', () => {
       const expectedFromFile = await checkBody(kind, target);
       const expectedFromMemory = await checkBody(kind, target, bytes, content);
       const [fromFile, fromMemory] = await Promise.all([
-        pool.run({ kind, file: target, bytes: undefined, content: undefined, sync: false }),
-        pool.run({ kind, file: target, bytes, content, sync: true }),
+        pool.run({ kind, file: target, bytes: undefined, content: undefined }),
+        pool.run({ kind, file: target, bytes, content }),
       ]);
-      expect(fromFile, name).toEqual({ check: expectedFromFile, synced: false });
-      expect(fromMemory, name).toEqual({ check: expectedFromMemory, synced: true });
+      expect(fromFile, name).toEqual(expectedFromFile);
+      expect(fromMemory, name).toEqual(expectedFromMemory);
       // The caller's bytes are copied, not taken.
       expect(Buffer.from(content).toString('utf8')).toBe(text);
     }
@@ -71,12 +71,11 @@ describe('validation on worker threads', () => {
 
   it('keeps drift findings clear: element paths, messages and wildcard unknown keys', async () => {
     const target = await file('drift-again.json', drifted);
-    const { check } = await pool.run({
+    const check = await pool.run({
       kind: 'trials',
       file: target,
       bytes: undefined,
       content: undefined,
-      sync: false,
     });
     expect(check.records).toBe(3);
     expect(check.issues.map((issue) => issue.path)).toEqual(['$[1].trial_index']);
@@ -91,18 +90,16 @@ describe('validation on worker threads', () => {
       ),
     );
     const outcomes = await Promise.all(
-      files.map((target) =>
-        pool.run({ kind: 'trials', file: target, bytes: undefined, content: undefined, sync: true }),
-      ),
+      files.map((target) => pool.run({ kind: 'trials', file: target, bytes: undefined, content: undefined })),
     );
-    expect(outcomes.map((outcome) => outcome.check.records)).toEqual(files.map((_, i) => i));
+    expect(outcomes.map((check) => check.records)).toEqual(files.map((_, i) => i));
   });
 
   it("passes an I/O error on with checkBody's message and code", async () => {
     const missing = path.join(dir, 'missing.json');
     const expected = await checkBody('config', missing).catch((error: NodeJS.ErrnoException) => error);
     const error = await pool
-      .run({ kind: 'config', file: missing, bytes: undefined, content: undefined, sync: false })
+      .run({ kind: 'config', file: missing, bytes: undefined, content: undefined })
       .catch((e: NodeJS.ErrnoException) => e);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toBe((expected as Error).message);
@@ -119,7 +116,6 @@ describe('validation on worker threads', () => {
         file: path.join(dir, 'config.json'),
         bytes: 1,
         content: undefined,
-        sync: false,
       }),
     ).rejects.toThrow('The validation pool was closed.');
   });
