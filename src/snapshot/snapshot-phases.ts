@@ -7,7 +7,6 @@
  * phases; which project "owns" an assessment listed by two projects is settled afterwards, in the
  * fixed project order, so the manifest does not depend on which response arrived first.
  */
-import { createHash } from 'node:crypto';
 import { InvalidPathSegmentError } from '../api/paths.js';
 import {
   readConfigFacts,
@@ -22,7 +21,6 @@ import {
   configTarget,
   evaluationPageCount,
   evaluationPageTarget,
-  findingFile,
   projectDir,
   projectKeysFromJobs,
   summaryTarget,
@@ -33,9 +31,7 @@ import type { FileStore, RunStopper } from './file-store.js';
 import type { Manifest, ManifestWarning } from './manifest.js';
 import type { ProgressReporter } from './progress.js';
 import { reusableTrialFile, type PreviousSnapshot } from './since.js';
-import { RISK_ACCEPTANCES_FILE } from './risk-acceptances-file.js';
-import { readTriagedFindings } from './triage-findings.js';
-import { writeFileAtomic } from './write-atomic.js';
+import { findings } from './phase-findings.js';
 
 /** Rounds of "the total grew, fetch the new pages" before we stop chasing a moving listing. */
 const MAX_PAGE_ROUNDS = 5;
@@ -385,53 +381,5 @@ function settleOwnership(
   for (const failure of store.failures) {
     const project = failure.assessment_id ? owner.get(failure.assessment_id) : undefined;
     if (project) failure.project = project.key;
-  }
-}
-
-async function findings(
-  context: PhaseContext,
-  journalFile: string,
-  warnings: ManifestWarning[],
-): Promise<void> {
-  const { store, org, workspace } = context;
-  const triaged = await readTriagedFindings(journalFile, org, workspace);
-  if (triaged.skippedLines > 0) {
-    warnings.push({
-      code: 'journal_lines_skipped',
-      message: `${triaged.skippedLines} line(s) of the triage journal were not airt-triage/1 records and were skipped.`,
-    });
-  }
-  for (const finding of triaged.findings) {
-    const relative = findingFile(finding.findingId);
-    const file = store.resolve(relative);
-    await store.ensureDir(file);
-    const body = Buffer.from(JSON.stringify(finding.finding, null, 2) + '\n', 'utf8');
-    await writeFileAtomic(file, body, { syncDir: false, syncFile: false });
-    await store.record({
-      path: relative,
-      kind: 'finding',
-      sha256: createHash('sha256').update(body).digest('hex'),
-      bytes: body.byteLength,
-      request: null,
-      status: finding.httpStatus,
-      fetched_at: finding.time,
-      finding_id: finding.findingId,
-      stored: 'fetched',
-    });
-  }
-  if (triaged.acceptances.length > 0) {
-    const file = store.resolve(RISK_ACCEPTANCES_FILE);
-    await store.ensureDir(file);
-    const body = Buffer.from(JSON.stringify(triaged.acceptances, null, 2) + '\n', 'utf8');
-    await writeFileAtomic(file, body, { syncDir: false });
-    await store.record({
-      path: RISK_ACCEPTANCES_FILE,
-      kind: 'risk_acceptances',
-      sha256: createHash('sha256').update(body).digest('hex'),
-      bytes: body.byteLength,
-      request: null,
-      status: 200,
-      fetched_at: triaged.acceptances.reduce((max, a) => (a.accepted_at > max ? a.accepted_at : max), ''),
-    });
   }
 }
