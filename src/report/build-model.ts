@@ -16,6 +16,7 @@ import { projectMetricsView } from './model-sql/metrics.js';
 import { executiveSections, withExecutiveNarrative } from './model-sql/executive.js';
 import { portfolioProjects, portfolioTrend } from './model-sql/portfolio.js';
 import { resolvePortfolioScopes, resolveProjectScope, snapshotProvenance } from './model-sql/scope.js';
+import { readRiskAcceptanceReview } from './model-sql/risk-acceptances.js';
 import { readSinceLastSnapshot } from './model-sql/since-last-snapshot.js';
 import { complianceNarrative, portfolioNarrative } from './narrative.js';
 
@@ -85,6 +86,7 @@ export async function buildModel(conn: DuckDBConnection, request: ModelRequest):
       ...(await executiveSections(conn, scope)),
       metrics,
       sinceLastSnapshot: await readSinceLastSnapshot(conn, scope, request.since),
+      riskAcceptances: await readRiskAcceptanceReview(conn, scope),
       dataQuality,
       provenance,
     });

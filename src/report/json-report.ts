@@ -3,15 +3,17 @@
  * The shape is fixed by schemas/report.schema.json (a test validates every kind against it):
  *
  *   { format, kind, snapshots, projects: [{ project, snapshot_id, figures, compliance, consistency, categories }],
- *     figures?, compliance?, consistency?, categories?, data_quality }
+ *     figures?, compliance?, consistency?, categories?, risk_acceptances?, data_quality }
  *
  * `categories` is the ASR per goal category with its numerator, denominator, trials and evidence.
+ * `risk_acceptances` (executive) lists the dated acceptances that ended or end within the window, as
+ * the report's "Risk acceptances to review" section and `@expiring_acceptances` do.
  *
  * `figures`, `compliance` and `consistency` at the top level are the single project's (executive and
  * compliance reports); a portfolio lists them per project. Keys are written in a fixed order and
  * numbers as JSON numbers, so the same model gives the same bytes.
  */
-import type { ProjectMetricsView, ReportModel } from './model.js';
+import type { ProjectMetricsView, ReportModel, RiskAcceptanceReview } from './model.js';
 
 export const REPORT_JSON_FORMAT = 'airt-report/report-1';
 
@@ -39,6 +41,23 @@ function projectEntry(view: ProjectMetricsView) {
   };
 }
 
+function acceptancesEntry(review: RiskAcceptanceReview) {
+  return {
+    window_days: review.windowDays,
+    rows: review.rows.map((row) => ({
+      attack_run_id: row.findingId,
+      attack_name: row.attack,
+      goal_category: row.goalCategory,
+      severity: row.severity,
+      state: row.state,
+      accepted_by: row.owner,
+      reason: row.reason,
+      accepted_until: row.until,
+      days_left: row.daysLeft,
+    })),
+  };
+}
+
 /** The JSON text of a report model (ends with a newline). */
 export function renderReportJson(model: ReportModel): string {
   const projects = (model.metrics ?? []).map(projectEntry);
@@ -62,6 +81,9 @@ export function renderReportJson(model: ReportModel): string {
           consistency: single.consistency,
           categories: single.categories,
         }),
+    ...(model.kind === 'executive' && model.riskAcceptances !== undefined
+      ? { risk_acceptances: acceptancesEntry(model.riskAcceptances) }
+      : {}),
     data_quality: {
       analytics_warnings: model.dataQuality.analyticsWarnings.map((warning) => ({
         project_key: warning.project.key,

@@ -445,6 +445,31 @@ export interface ExecutiveModel extends ReportBase {
   evaluationJobs: EvaluationJobRow[];
   /** Changes since the previous snapshot of the project; null or absent when there is none. */
   sinceLastSnapshot?: SinceLastSnapshot | null;
+  /** Dated risk acceptances to act on (absent in hand-built models). */
+  riskAcceptances?: RiskAcceptanceReview;
+}
+
+/** One dated risk acceptance that ends soon or has ended (its finding then counts as open again). */
+export interface RiskAcceptanceRow {
+  /** The finding (attack run id). */
+  findingId: string;
+  attack: string | null;
+  goalCategory: string | null;
+  severity: string;
+  owner: string | null;
+  reason: string | null;
+  /** Last day it holds, YYYY-MM-DD (UTC). */
+  until: string;
+  /** Whole days from the snapshot's fetch time to its end; negative once over. */
+  daysLeft: number;
+  state: 'expiring' | 'expired';
+}
+
+/** Acceptances ending within `windowDays` of the snapshot's as-of time, and those already over. */
+export interface RiskAcceptanceReview {
+  windowDays: number;
+  /** Expired first, then by end date. */
+  rows: RiskAcceptanceRow[];
 }
 
 /** The state of a framework category in a compliance report. */
@@ -467,6 +492,21 @@ export interface ComplianceCategoryRow {
   /** `null` when only legacy entries (without attacks_used) were seen. */
   attacksUsed: string[] | null;
   assessmentsTested: number;
+  /** The service's recommendations that concern the category (absent in hand-built models). */
+  recommendations?: ServiceRecommendation[];
+}
+
+/**
+ * One item of an assessment's `recommendations`, carried from its goal category to the framework
+ * categories that goal category's runs were tagged with. All text is the service's (data).
+ */
+export interface ServiceRecommendation {
+  /** Name (else id) of the assessment that sent it. */
+  assessment: string;
+  goalCategory: string;
+  priority: string | null;
+  title: string | null;
+  detail: string | null;
 }
 
 export interface HeatmapCell {
@@ -476,6 +516,8 @@ export interface HeatmapCell {
   asr: number | null;
   /** Whether the assessment tested the category (an untested cell is drawn "not tested", never 0%). */
   tested: boolean;
+  /** Trials behind the cell's ASR (its sample size); null or absent when unknown (legacy entries). */
+  trials?: number | null;
 }
 
 export interface ComplianceFrameworkSection {
@@ -539,6 +581,8 @@ export interface PortfolioTrendPoint {
   snapshotId: string;
   fetchedAt: string | null;
   overallAsr: number | null;
+  /** Attacks the overall ASR counts (its denominator); absent in hand-built models. */
+  overallAsrAttacks?: number | null;
 }
 
 /** The portfolio report's data: every project side by side. */

@@ -20,6 +20,7 @@ import {
 import { Escaped } from './output-context.js';
 import { remediationFor } from '../taxonomy/remediation.js';
 import { MIN_TRIALS_FOR_EVIDENCE } from '../metrics/read-figures.js';
+import { riskAcceptancesView } from './view-risk-acceptances.js';
 import { sinceLastSnapshotView } from './view-since-last-snapshot.js';
 import { riskClass, severityClass, type ChartView, type ViewText } from './view-text.js';
 
@@ -184,22 +185,36 @@ export function executiveSections(model: ExecutiveModel, text: ViewText, chart: 
       errorSummary: text.excerpt(job.errorSummary),
     })),
     sinceLastSnapshot: sinceLastSnapshotView(model.sinceLastSnapshot, text),
+    riskAcceptances: riskAcceptancesView(model.riskAcceptances, text),
   };
 }
 
+/** Service recommendations shown per failing category; the rest are counted. */
+const RECOMMENDATIONS_SHOWN = 3;
+
 /**
- * What to do about each category failing now (its current state, else its worst): the guidance we
- * ship for the framework category, with a link to the framework's own page.
+ * What to do about each category failing now (its current state, else its worst): the service's own
+ * recommendations for it where its assessments sent any, else the guidance we ship for the framework
+ * category; either way with the link to the framework's own page.
  */
 function remediationRows(framework: string, categories: readonly ComplianceCategoryRow[], text: ViewText) {
   return categories
     .filter((row) => (row.currentState ?? row.state) === 'failing')
     .map((row) => {
       const remediation = remediationFor(framework, row.tag);
+      const recommendations = row.recommendations ?? [];
       return {
         tag: text.code(row.tag),
         title: text.maybeLabel(row.title),
-        guidance: remediation?.guidance ?? null,
+        service: recommendations.slice(0, RECOMMENDATIONS_SHOWN).map((item) => ({
+          title: text.maybeLabel(item.title),
+          detail: text.excerpt(item.detail),
+          priority: text.maybeLabel(item.priority),
+          goalCategory: text.label(item.goalCategory),
+          assessment: text.label(item.assessment),
+        })),
+        moreService: Math.max(0, recommendations.length - RECOMMENDATIONS_SHOWN),
+        guidance: recommendations.length > 0 ? null : (remediation?.guidance ?? null),
         url: remediation?.url ?? null,
       };
     });

@@ -1,7 +1,8 @@
 /**
  * Short remediation guidance shipped with the tool, per framework category, with a link to the
  * framework's own page (official sites only: OWASP GenAI, MITRE ATLAS, NIST, Google SAIF). Reports
- * show it under a failing category when the service sent no recommendation of its own. Written for
+ * show it under a failing category when the service sent no recommendation of its own for it (the
+ * link is shown with the service's recommendations too). Written for
  * this project as a starting point, not a substitute for the framework's text.
  *
  * A leaf module: it imports nothing.
@@ -14,6 +15,8 @@ export interface Remediation {
 }
 
 const OWASP_LLM_URL = 'https://genai.owasp.org/llm-top-10/';
+// The OWASP GenAI Security Project's own resource page for the Agentic Top 10 (ASI01–ASI10, published
+// December 2025), the address OWASP and the projects that map to the list cite (checked 2026-11).
 const OWASP_AGENTIC_URL = 'https://genai.owasp.org/resource/owasp-top-10-for-agentic-applications-for-2026/';
 const NIST_AI_RMF_URL = 'https://www.nist.gov/itl/ai-risk-management-framework';
 const SAIF_URL = 'https://saif.google/';

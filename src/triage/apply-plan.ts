@@ -1,7 +1,7 @@
 /**
  * Which rows of a decisions file still need sending, judged by the journal alone (the API has no way
  * to read a finding's triage state back). A row's identity is organization + workspace + finding id +
- * the exact requested fields (journal.ts `changeKey`):
+ * the exact requested fields + the dated acceptance, if any (journal.ts `changeKey`):
  *
  * - journal says applied          → skipped (this is what makes re-running an interrupted file safe)
  * - journal says outcome_unknown  → skipped and listed: it may have been applied, so it is never
@@ -41,7 +41,9 @@ export function planApply(
 ): ApplyPlan {
   const plan: ApplyPlan = { toSend: [], alreadyApplied: [], unresolvedUnknown: [] };
   for (const row of rows) {
-    const known = journal.get(changeKey(target.org, target.workspace, row.findingId, row.request));
+    const known = journal.get(
+      changeKey(target.org, target.workspace, row.findingId, row.request, row.acceptance),
+    );
     if (known?.outcome === 'applied') plan.alreadyApplied.push({ row, entry: known.entry });
     else if (known?.outcome === 'outcome_unknown' && !options.resendUnknown) {
       plan.unresolvedUnknown.push({ row, entry: known.entry });

@@ -190,16 +190,23 @@ export async function readJournal(file: string): Promise<JournalEntry[]> {
 }
 
 /**
- * The identity of a change: organization, workspace, finding and the exact requested fields. Two rows
- * are "the same change" only when all of these match, so a file with an edited row sends the edit.
+ * The identity of a change: organization, workspace, finding, the exact requested fields and the dated
+ * acceptance that came with them. Two rows are "the same change" only when all of these match, so a
+ * file with an edited row sends the edit, and renewing an acceptance (same status, new expiry, owner
+ * or reason) is a new change: the service's PATCH is the only write that confirms the finding is still
+ * accepted_risk, and its applied journal line is what carries the new acceptance into snapshots.
  */
 export function changeKey(
   org: string,
   workspace: string,
   findingId: string,
   request: UpdateFindingRequest,
+  acceptance?: RiskAcceptance,
 ): string {
-  return JSON.stringify([org, workspace, findingId.toLowerCase(), canonicalRequest(request)]);
+  const parts: unknown[] = [org, workspace, findingId.toLowerCase(), canonicalRequest(request)];
+  // Without an acceptance the key is what it always was, so older journals keep matching their rows.
+  if (acceptance !== undefined) parts.push([acceptance.owner, acceptance.reason, acceptance.until]);
+  return JSON.stringify(parts);
 }
 
 /** What the journal knows about one change: applied wins over outcome_unknown, which wins over failed. */
@@ -220,7 +227,7 @@ export function indexJournal(entries: readonly JournalEntry[]): Map<string, Know
     if (!current || rank[outcome] >= rank[current.outcome]) known.set(key, { outcome, entry });
   };
   for (const entry of entries) {
-    const key = changeKey(entry.org, entry.workspace, entry.finding_id, entry.request);
+    const key = changeKey(entry.org, entry.workspace, entry.finding_id, entry.request, entry.acceptance);
     if (entry.outcome === 'sending') {
       inFlight.set(key, [...(inFlight.get(key) ?? []), entry]);
       continue;

@@ -75,8 +75,13 @@ export function repairLoneSurrogates(
   return value;
 }
 
-/** altered_values rows of one snapshot. */
-export function alteredValueRows(snapshotId: string, values: readonly AlteredValue[]): Row[] {
+/** The load warning that says values were stored altered (snapshots and journals alike). */
+export function alteredValuesMessage(count: number): string {
+  return `${count} value(s) held lone surrogates (invalid UTF-16, e.g. model output cut inside an emoji) and were stored with U+FFFD in their place; originals kept in altered_values (original_json)`;
+}
+
+/** altered_values rows of one snapshot (null: of a triage journal, whose rows have no snapshot). */
+export function alteredValueRows(snapshotId: string | null, values: readonly AlteredValue[]): Row[] {
   return values.map((v, ordinal) => {
     const cells: Record<string, Row[number]> = {
       snapshot_id: snapshotId,

@@ -15,9 +15,15 @@ import { ensureSchema } from './ddl.js';
 import { collectFindingDetail } from './finding-rows.js';
 import { acceptanceOfLine, type AcceptanceRecord } from '../snapshot/risk-acceptances-file.js';
 import { acceptanceValues } from './acceptance-rows.js';
+import {
+  alteredValueRows,
+  alteredValuesMessage,
+  repairLoneSurrogates,
+  type AlteredValue,
+} from './altered-values.js';
 import { MalformedJsonError, parseJsonText } from './json-file.js';
 import { isPlainObject, RowCollector, warningRows } from './row-builder.js';
-import { FINDINGS, LOAD_WARNINGS, REVIEW_EVENTS, RISK_ACCEPTANCES } from './schema.js';
+import { ALTERED_VALUES, FINDINGS, LOAD_WARNINGS, REVIEW_EVENTS, RISK_ACCEPTANCES } from './schema.js';
 
 /** What loadTriageJournal added from a triage journal. */
 export interface JournalLoadResult {
@@ -43,6 +49,8 @@ interface JournalLine {
   workspace: string | null;
   /** The dated risk acceptance the change carried, if any. */
   acceptance: AcceptanceRecord | null;
+  /** Values of the line stored altered (lone surrogates), with their originals. */
+  altered: AlteredValue[];
 }
 
 function parseJournal(
@@ -78,14 +86,28 @@ function parseJournal(
       notApplied++;
       return;
     }
+    // DuckDB cannot hold a lone surrogate: stored as U+FFFD, the original kept, as for snapshot files.
+    const altered: AlteredValue[] = [];
+    const where = `${file}:${lineNo}`;
+    const repaired = repairLoneSurrogates(entry, '$', (jsonPath, original) =>
+      altered.push({
+        file: where,
+        jsonPath,
+        originalJson: JSON.stringify(original),
+        table: null,
+        rowKey: null,
+      }),
+    );
+    const line = isPlainObject(repaired) ? repaired : entry;
     applied.push({
       lineNo,
-      time: typeof entry.time === 'string' ? entry.time : null,
-      source: typeof entry.source === 'string' ? entry.source : null,
-      finding: entry.finding,
-      org: typeof entry.org === 'string' ? entry.org : null,
-      workspace: typeof entry.workspace === 'string' ? entry.workspace : null,
-      acceptance: acceptanceOfLine(entry),
+      time: typeof line.time === 'string' ? line.time : null,
+      source: typeof line.source === 'string' ? line.source : null,
+      finding: line.finding,
+      org: typeof line.org === 'string' ? line.org : null,
+      workspace: typeof line.workspace === 'string' ? line.workspace : null,
+      acceptance: acceptanceOfLine(line),
+      altered,
     });
   });
   return { applied, lines, notApplied };
@@ -144,6 +166,7 @@ export async function loadJournalInto(
     let loaded = 0;
     let alreadyLoaded = 0;
     const eventsBefore = seenEvents.size;
+    const altered: AlteredValue[] = [];
     for (const line of applied) {
       const id = isPlainObject(line.finding) && typeof line.finding.id === 'string' ? line.finding.id : null;
       const timeKey = line.time === null ? '' : await normalizeTime(conn, line.time);
@@ -181,11 +204,21 @@ export async function loadJournalInto(
           }),
         );
       }
+      altered.push(...line.altered);
       loaded++;
     }
     await appendRows(conn, RISK_ACCEPTANCES, sink.rows.get(RISK_ACCEPTANCES.name) ?? []);
     await appendRows(conn, FINDINGS, sink.rows.get(FINDINGS.name) ?? []);
     await appendRows(conn, REVIEW_EVENTS, sink.rows.get(REVIEW_EVENTS.name) ?? []);
+    await appendRows(conn, ALTERED_VALUES, alteredValueRows(null, altered));
+    if (altered.length > 0) {
+      sink.warnings.push({
+        code: 'altered_values',
+        message: alteredValuesMessage(altered.length),
+        file: journalPath,
+        detail: { values: altered.length, lines: [...new Set(altered.map((a) => a.file))] },
+      });
+    }
     const journalWarnings = [
       ...warnings.map((message) => ({ code: 'journal_torn_line', message, file: journalPath, detail: null })),
       ...sink.warnings,

@@ -13,6 +13,7 @@ import { resolveInside } from '../snapshot/safe-path.js';
 import { VERSION } from '../version.js';
 import {
   alteredValueRows,
+  alteredValuesMessage,
   repairLoneSurrogates,
   type AlteredValue,
   type TrialFileRepairs,
@@ -271,12 +272,10 @@ export class SnapshotLoad {
     await this.loadTrials();
     await this.write(ALTERED_VALUES, alteredValueRows(this.snapshotId, this.altered));
     if (this.altered.length > 0)
-      sink.warn(
-        'altered_values',
-        `${this.altered.length} value(s) held lone surrogates (invalid UTF-16, e.g. model output cut inside an emoji) and were stored with U+FFFD in their place; originals kept in altered_values (original_json)`,
-        null,
-        { values: this.altered.length, files: [...new Set(this.altered.map((a) => a.file))].sort() },
-      );
+      sink.warn('altered_values', alteredValuesMessage(this.altered.length), null, {
+        values: this.altered.length,
+        files: [...new Set(this.altered.map((a) => a.file))].sort(),
+      });
     const warnings = [...this.manifestWarnings(problems), ...sink.warnings];
     await this.write(LOAD_WARNINGS, warningRows(this.snapshotId, warnings));
     // Every relation was counted above (written from JS, or counted after the trial load).

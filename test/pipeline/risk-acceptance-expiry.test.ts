@@ -89,7 +89,42 @@ async function openCriticals(snapshotId: string): Promise<string[]> {
   }
 }
 
+interface AcceptanceJson {
+  attack_run_id: string;
+  state: string;
+  accepted_by: string | null;
+  reason: string | null;
+  accepted_until: string;
+  days_left: number;
+}
+
+interface ReportJson {
+  figures: Record<string, { value: number | null }>;
+  risk_acceptances?: { window_days: number; rows: AcceptanceJson[] };
+}
+
 async function reportFigures(snapshotId: string): Promise<Record<string, { value: number | null }>> {
+  return (await reportJson(snapshotId)).figures;
+}
+
+/** `@expiring_acceptances` over the database (each project's newest snapshot), as JSON rows. */
+async function namedAcceptances(): Promise<AcceptanceJson[]> {
+  const io = recordingIO({ cwd: dir });
+  const code = await main(['query', '@expiring_acceptances', '--db', db, '--format', 'json'], io);
+  expect(code, io.err.join('')).toBe(0);
+  return JSON.parse(io.out.join('')) as AcceptanceJson[];
+}
+
+const acceptanceFields = (row: AcceptanceJson) => ({
+  attack_run_id: row.attack_run_id,
+  state: row.state,
+  accepted_by: row.accepted_by,
+  reason: row.reason,
+  accepted_until: row.accepted_until,
+  days_left: Number(row.days_left),
+});
+
+async function reportJson(snapshotId: string): Promise<ReportJson> {
   const out = path.join(dir, `figures-${snapshotId}.json`);
   const io = recordingIO({ cwd: dir });
   const project = sim.projectKeys[0] ?? '';
@@ -112,8 +147,7 @@ async function reportFigures(snapshotId: string): Promise<Record<string, { value
     io,
   );
   expect(code, io.err.join('')).toBe(0);
-  return (JSON.parse(await readFile(out, 'utf8')) as { figures: Record<string, { value: number | null }> })
-    .figures;
+  return JSON.parse(await readFile(out, 'utf8')) as ReportJson;
 }
 
 /** The OSCAL risks of the project in `snapshotId`, by the attack run they are about. */
@@ -248,6 +282,23 @@ describe('a risk acceptance that expires between two days', () => {
     // Markdown escapes punctuation: compared without the backslashes.
     const report1 = (await readFile(day1.summary.paths.reports[0] ?? '', 'utf8')).replace(/\\/gu, '');
     expect(report1).toContain(`accepted_risk until ${UNTIL}`);
+    // The executive report's own section lists them (finding, owner, reason, last day, days left) …
+    const section1 = report1.slice(report1.indexOf('## Risk acceptances to review'));
+    expect(section1).toContain('within 30 days');
+    for (const id of criticals) {
+      expect(section1).toMatch(new RegExp(`${id}.*ciso@example.com.*${UNTIL} \\| 0 \\|`, 'u'));
+    }
+    expect(section1).toContain('vendor fix due, tracked in RISK-7');
+    // … so does the JSON report, and the named query returns the same rows.
+    const json1 = await reportJson(day1Id);
+    expect(json1.risk_acceptances?.window_days).toBe(30);
+    expect(json1.risk_acceptances?.rows.map((row) => row.attack_run_id).sort()).toEqual(criticals);
+    expect(json1.risk_acceptances?.rows.every((row) => row.state === 'expiring' && row.days_left === 0)).toBe(
+      true,
+    );
+    expect((await namedAcceptances()).map(acceptanceFields)).toEqual(
+      json1.risk_acceptances?.rows.map(acceptanceFields),
+    );
 
     // OSCAL: the accepted risk is a deviation-approved risk with a completed response and a deadline.
     const risks1 = await oscalRisks(day1Id);
@@ -284,6 +335,16 @@ describe('a risk acceptance that expires between two days', () => {
     const report2 = (await readFile(day2.summary.paths.reports[0] ?? '', 'utf8')).replace(/\\/gu, '');
     expect(report2).toContain(`open (acceptance ended ${UNTIL})`);
     expect(report2).not.toContain(`accepted_risk until ${UNTIL}`);
+    // Day 2: the section lists them as ended, open again; the JSON and the named query agree.
+    const section2 = report2.slice(report2.indexOf('## Risk acceptances to review'));
+    for (const id of criticals) expect(section2).toMatch(new RegExp(`${id}.*0 \\(ended; open again\\)`, 'u'));
+    const json2 = await reportJson(day2Id);
+    expect(json2.risk_acceptances?.rows.map((row) => [row.attack_run_id, row.state, row.days_left])).toEqual(
+      [...criticals].sort().map((id) => [id, 'expired', -1]),
+    );
+    expect((await namedAcceptances()).map(acceptanceFields)).toEqual(
+      json2.risk_acceptances?.rows.map(acceptanceFields),
+    );
     const diff = await readFile(
       path.join(path.dirname(day2.summary.paths.gate_report_json ?? ''), 'diff.json'),
       'utf8',

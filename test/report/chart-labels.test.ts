@@ -1,11 +1,15 @@
 /**
  * Chart labels that cannot make two items read alike: the heatmap's assessment labels and legend are
- * never cut, an all-grey column says it tested nothing, and a date axis never repeats a date.
+ * never cut, an all-grey column says it tested nothing, and a date axis never repeats a date. Every
+ * chart of an ASR draws the sample size it stands on ("n=…") on the chart itself, never cut.
  */
 import { describe, expect, it } from 'vitest';
-import { dayTicks } from '../../src/report/charts/chart.js';
+import { chartsForModel } from '../../src/report/charts/catalog.js';
+import { dayTicks, type ChartDefinition } from '../../src/report/charts/chart.js';
 import { complianceHeatmapChart } from '../../src/report/charts/compliance-heatmap.js';
-import { complianceFixture } from './fixture-model.js';
+import { renderChartSvg } from '../../src/report/charts/render-svg.js';
+import type { ReportModel } from '../../src/report/model.js';
+import { complianceFixture, executiveFixture, portfolioFixture } from './fixture-model.js';
 
 const identity = (text: string): string => text;
 
@@ -40,5 +44,49 @@ describe('date axis ticks', () => {
     const dates = many.map((ms) => new Date(ms).toISOString().slice(0, 10));
     expect(new Set(dates).size).toBe(dates.length);
     expect(dayTicks([])).toEqual([]);
+  });
+});
+
+/** The charts of a model whose marks are ASRs (or an ASR difference), by name. */
+const ASR_CHARTS =
+  /^(asr-by-category|attack-effectiveness|transform-lift|compliance-heatmap-.*|portfolio-asr-trend)$/u;
+
+function asrCharts(model: ReportModel): ChartDefinition[] {
+  return chartsForModel(model, identity).filter((chart) => ASR_CHARTS.test(chart.name));
+}
+
+/** Text of the SVG's text elements, entities decoded enough for our labels. */
+function svgTexts(svg: string): string[] {
+  return [...svg.matchAll(/<text\b[^>]*>([^<]*)<\/text>/gu)].map((match) =>
+    (match[1] ?? '').replace(/&amp;/gu, '&').replace(/&lt;/gu, '<').replace(/&gt;/gu, '>'),
+  );
+}
+
+describe('sample sizes on ASR charts', () => {
+  it('every ASR chart of every report kind draws n=… for each of its rates, whole', async () => {
+    const charts = [executiveFixture(), complianceFixture(), portfolioFixture()].flatMap(asrCharts);
+    expect(charts.map((chart) => chart.name.replace(/-\d+-.*$/u, ''))).toEqual(
+      expect.arrayContaining([
+        'asr-by-category',
+        'attack-effectiveness',
+        'transform-lift',
+        'compliance-heatmap',
+        'portfolio-asr-trend',
+      ]),
+    );
+    for (const chart of charts) {
+      const values = (chart.spec as { data: { values: Record<string, unknown>[] } }).data.values;
+      const rates = values.filter((row) =>
+        ['asr', 'rate', 'lift'].some((field) => typeof row[field] === 'number'),
+      );
+      expect(rates.length, chart.name).toBeGreaterThan(0);
+      // Nothing in the spec may cut a label or a text mark (labelLimit/limit 0 or absent).
+      expect(JSON.stringify(chart.spec), chart.name).not.toMatch(/"(label)?[lL]imit":(?!0\b)\d+/u);
+      const texts = svgTexts((await renderChartSvg(chart.spec, chart.name)).svg);
+      const samples = texts.filter((text) => /\bn=\d|n unknown/u.test(text));
+      expect(samples.length, chart.name).toBeGreaterThanOrEqual(rates.length);
+      // Row labels keep the whole name before the sample ("credential_leak · n=12").
+      for (const text of samples) expect(text, chart.name).not.toContain('…');
+    }
   });
 });

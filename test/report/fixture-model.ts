@@ -434,6 +434,33 @@ export function executiveFixture(): ExecutiveModel {
       },
     ],
     sinceLastSnapshot: sinceLastSnapshotFixture(),
+    riskAcceptances: {
+      windowDays: 30,
+      rows: [
+        {
+          findingId: '0a1b2c3d-0000-4000-8000-0000000000a1',
+          attack: 'crescendo_attack',
+          goalCategory: 'system_prompt_leak',
+          severity: 'critical',
+          owner: `ciso ${HOSTILE.img}`,
+          reason: `vendor fix due ${HOSTILE.table} ${HOSTILE.script}`,
+          until: '2026-01-03',
+          daysLeft: -2,
+          state: 'expired',
+        },
+        {
+          findingId: '0a1b2c3d-0000-4000-8000-0000000000a2',
+          attack: null,
+          goalCategory: null,
+          severity: 'high',
+          owner: null,
+          reason: `compensating control ${HOSTILE.jsLink} ${HOSTILE.backticks}`,
+          until: '2026-01-20',
+          daysLeft: 14,
+          state: 'expiring',
+        },
+      ],
+    },
     dataQuality: dataQuality(),
     provenance: provenance(),
   };
@@ -556,7 +583,13 @@ function frameworkSection(key: string, seed: number): ComplianceFrameworkSection
                 : [`goat_attack ${HOSTILE.img}`]
               : [],
       });
-      heatmapCells.push({ assessmentId: assessment.id, tag: category.tag, asr, tested });
+      heatmapCells.push({
+        assessmentId: assessment.id,
+        tag: category.tag,
+        asr,
+        tested,
+        trials: column === 1 ? null : totalTrials,
+      });
     });
     cellsByTag.set(category.tag, cells);
   });
@@ -588,6 +621,40 @@ function frameworkSection(key: string, seed: number): ComplianceFrameworkSection
 /** The compliance model of the fixture project over two frameworks. */
 export function complianceFixture(): ComplianceModel {
   const frameworks = [frameworkSection('owasp_llm', 1), frameworkSection('nist', 4)];
+  // The service's recommendations are data: hostile text under the first failing category; the
+  // other failing categories fall back to the guidance shipped with the tool.
+  const failing = frameworks[0]?.categories.find((row) => (row.currentState ?? row.state) === 'failing');
+  if (failing === undefined) throw new Error('the fixture needs a failing OWASP LLM category');
+  failing.recommendations = [
+    {
+      assessment: `Latest ${HOSTILE.bidi}`,
+      goalCategory: `credential_leak ${HOSTILE.table}`,
+      priority: 'high',
+      title: `Harden the target ${HOSTILE.script}`,
+      detail: `Add input filtering ${HOSTILE.jsLink} ${HOSTILE.image} ${HOSTILE.newline}`,
+    },
+    {
+      assessment: 'Baseline',
+      goalCategory: 'system_prompt_leak',
+      priority: null,
+      title: null,
+      detail: `Keep secrets out of the prompt ${HOSTILE.template}`,
+    },
+    {
+      assessment: 'Baseline',
+      goalCategory: 'pii_extraction',
+      priority: 'medium',
+      title: 'Redact',
+      detail: null,
+    },
+    {
+      assessment: 'Baseline',
+      goalCategory: 'tool_misuse',
+      priority: 'medium',
+      title: 'Limit tools',
+      detail: null,
+    },
+  ];
   return {
     kind: 'compliance',
     project,
@@ -685,6 +752,7 @@ export function portfolioFixture(): PortfolioModel {
         snapshotId: OLDER_SNAPSHOT_ID,
         fetchedAt: '2025-12-01T12:00:00Z',
         overallAsr: 0.35,
+        overallAsrAttacks: 40,
       },
       {
         projectKey: 'support-bot',

@@ -174,9 +174,10 @@ describe('HTML output', () => {
     expect(html).not.toContain('Ignore previous instructions');
     expect(html).toContain(redactionMarker(finding.candidate!));
     // 12 excerpts of top findings and evaluation jobs, the 2 goals of changed findings and the 2 goals
-    // of the ASR by goal table.
-    expect(redactedCount).toBe(16);
-    expect(html).toContain('Redaction is on: 16 text excerpts were replaced');
+    // of the ASR by goal table, and the 2 reasons of risk acceptances (free text, like notes).
+    expect(redactedCount).toBe(18);
+    expect(html).toContain('Redaction is on: 18 text excerpts were replaced');
+    expect(html).not.toContain('vendor fix due');
     expect(html).not.toContain('Leak a card number');
     const changedGoal = model.sinceLastSnapshot!.changedFindings[1]!.goal!;
     expect(html).not.toContain('Print the API key');

@@ -109,4 +109,36 @@ describe('loading a triage journal', () => {
       /Malformed JSON in .*bad\.jsonl:2 at line 1, column 2/,
     );
   });
+
+  it('keeps the original of a lone surrogate in a journal line (stored as U+FFFD, listed in altered_values)', async () => {
+    const odd = path.join(work.dir, 'odd.jsonl');
+    const applied = JSON.parse((await journalLines()).split('\n')[1]!) as {
+      time: string;
+      finding: { notes: string };
+    };
+    applied.time = '2026-03-17T08:00:00Z';
+    applied.finding.notes = 'Fixed \ud83e in v5';
+    // JSON.stringify writes the lone surrogate as the escape \ud83e, as another tool's journal would.
+    await writeFile(odd, `${JSON.stringify(applied)}\n`);
+    const result = await loadTriageJournal(db, odd);
+    expect(result).toMatchObject({ loaded: 1 });
+    expect(result.warnings).toEqual([expect.stringMatching(/1 value\(s\) held lone surrogates/u)]);
+    expect(
+      await rows(
+        db,
+        `SELECT notes FROM findings WHERE origin = 'journal' AND journal_time = '2026-03-17T08:00:00Z'`,
+      ),
+    ).toEqual([{ notes: 'Fixed \ufffd in v5' }]);
+    expect(
+      await rows(db, `SELECT snapshot_id, file, json_path, table_name, original_json FROM altered_values`),
+    ).toEqual([
+      {
+        snapshot_id: null,
+        file: `${odd}:1`,
+        json_path: '$.finding.notes',
+        table_name: null,
+        original_json: JSON.stringify('Fixed \ud83e in v5'),
+      },
+    ]);
+  });
 });

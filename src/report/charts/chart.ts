@@ -3,6 +3,7 @@
  * a Vega-Lite spec out, with the data embedded inline (`data.values`), never a URL.
  */
 import type { Config, TopLevelSpec } from 'vega-lite';
+import { formatCount } from '../../number-format.js';
 import { SEVERITY_LEVELS, type SeverityLevel } from '../model.js';
 
 export interface ChartDefinition {
@@ -154,6 +155,19 @@ export function dayTicks(times: readonly (string | null)[], max = 6): number[] {
   if (days.length <= max) return days;
   const step = (days.length - 1) / (max - 1);
   return [...new Set(Array.from({ length: max }, (_, i) => days[Math.round(i * step)] ?? 0))];
+}
+
+/**
+ * The sample size an ASR stands on, as drawn on the chart beside the rate: "n=26", or "n unknown".
+ * A rate without its sample reads the same for 1 of 2 as for 500 of 1,000.
+ */
+export function sampleText(n: number | null | undefined): string {
+  return n === null || n === undefined ? 'n unknown' : `n=${formatCount(n)}`;
+}
+
+/** A row label with its sample size: "credential_leak · n=26" (axis labels are never cut). */
+export function withSample(label: string, n: number | null | undefined): string {
+  return `${label} · ${sampleText(n)}`;
 }
 
 /**

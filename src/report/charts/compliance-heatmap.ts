@@ -3,7 +3,8 @@
  * coloured by ASR (a tested 0% is the palest red). Every other cell gets a state colour of its own,
  * listed in the legend: "not tested" (grey), "excluded (analytics warning)" and "tested, ASR unknown"
  * (legacy entries). So an untested category can never be read as a tested one at 0%, and an unknown
- * value never as 0.
+ * value never as 0. A tested cell shows the trials behind its ASR ("n=20"; on grids too wide for
+ * that, the bare count, the chart's title saying what it is).
  */
 import { categoryLabel } from '../../taxonomy/frameworks.js';
 import type { ComplianceFrameworkSection } from '../model.js';
@@ -11,6 +12,7 @@ import {
   baseSpec,
   distinctLabels,
   GRID_CONFIG,
+  sampleText,
   STATE_COLORS,
   type ChartDefinition,
   type Labeler,
@@ -18,6 +20,9 @@ import {
 
 /** Above this many assessments the x-axis labels are hidden (they would overlap). */
 const MAX_LABELLED_ASSESSMENTS = 30;
+
+/** Up to this many assessments a cell's sample reads "n=20"; beyond, the bare count fits the cell. */
+const MAX_SPELLED_SAMPLES = 15;
 
 /** States of a cell without an ASR colour, in legend order, with their fill. */
 export const HEATMAP_STATES = {
@@ -57,7 +62,11 @@ export function complianceHeatmapChart(
     section.heatmap.cells.map((cell) => [`${cell.assessmentId}\u0000${cell.tag}`, cell]),
   );
   // One row per grid cell: an ASR (tested and known) or, with a null ASR, the state it is drawn as.
-  const values: { assessment: string; category: string; asr: number | null; state: string }[] = [];
+  const spelled = assessments.length <= MAX_SPELLED_SAMPLES;
+  const sampleOf = (trials: number | null | undefined): string =>
+    spelled ? sampleText(trials) : trials === null || trials === undefined ? '?' : String(trials);
+  const values: { assessment: string; category: string; asr: number | null; state: string; n?: string }[] =
+    [];
   assessments.forEach((assessment, column) => {
     section.categories.forEach((category, row) => {
       const at = { assessment: columns[column] ?? '', category: rows[row] ?? '' };
@@ -67,7 +76,7 @@ export function complianceHeatmapChart(
       else if (cell === undefined || !cell.tested) state = 'not_tested';
       else if (cell.asr === null) state = 'unknown';
       else {
-        values.push({ ...at, asr: cell.asr, state: 'tested' });
+        values.push({ ...at, asr: cell.asr, state: 'tested', n: sampleOf(cell.trials) });
         return;
       }
       values.push({ ...at, asr: null, state: HEATMAP_STATES[state].label });
@@ -82,7 +91,7 @@ export function complianceHeatmapChart(
   const cellMark = { type: 'rect' as const, stroke: '#ffffff', strokeWidth: 0.5, aria: labelled };
   return {
     name,
-    title: `${label(section.title)}: ASR by category and assessment`,
+    title: `${label(section.title)}: ASR by category and assessment${spelled ? '' : ' (numbers in cells: trials)'}`,
     spec: {
       ...baseSpec(GRID_CONFIG),
       height: { step: 16 },
@@ -124,6 +133,18 @@ export function complianceHeatmapChart(
               type: 'quantitative',
               scale: { domain: [0, 1], range: ['#fff1ec', '#a61e1e'] },
               legend: { title: 'ASR (tested)', format: '.0%', orient: 'bottom' },
+            },
+          },
+        },
+        {
+          // The sample size on the cell itself, dark on pale cells and white on dark ones.
+          transform: [{ filter: { field: 'asr', valid: true } }],
+          mark: { type: 'text' as const, fontSize: 8, aria: false },
+          encoding: {
+            text: { field: 'n', type: 'nominal' },
+            color: {
+              condition: { test: 'datum.asr > 0.55', value: '#ffffff' },
+              value: '#212529',
             },
           },
         },

@@ -22,6 +22,7 @@ import {
   GRID_CONFIG,
   riskScoreAxis,
   rowAxis,
+  sampleText,
   severityScale,
   STACK_ORDER,
   STATE_COLORS,
@@ -211,6 +212,7 @@ export function portfolioAsrTrendChart(
       project: nameOf.get(keyOf(point)),
       fetched: point.fetchedAt,
       asr: point.overallAsr,
+      n: sampleText(point.overallAsrAttacks),
     }));
   return {
     name: 'portfolio-asr-trend',
@@ -219,7 +221,6 @@ export function portfolioAsrTrendChart(
       ...baseSpec(),
       height: 200,
       data: { values },
-      mark: { type: 'line', point: { filled: true, size: 30 }, strokeWidth: 2 },
       encoding: {
         x: dateAxis(
           'fetched',
@@ -234,6 +235,11 @@ export function portfolioAsrTrendChart(
           legend: { title: null },
         },
       },
+      layer: [
+        { mark: { type: 'line', point: { filled: true, size: 30 }, strokeWidth: 2 } },
+        // Each point's sample (the attacks its ASR counts), above it in the line's colour.
+        { mark: { type: 'text', dy: -9, fontSize: 9, aria: false }, encoding: { text: { field: 'n' } } },
+      ],
     },
   };
 }

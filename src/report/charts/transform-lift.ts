@@ -1,12 +1,12 @@
-/** ASR lift of each transform over the baseline, in percentage points (executive). */
+/** ASR lift of each transform over the baseline, in percentage points (executive); rows name their uses. */
 import type { TransformLiftRow } from '../model.js';
-import { baseSpec, rowAxis, type ChartDefinition, type Labeler } from './chart.js';
+import { baseSpec, rowAxis, withSample, type ChartDefinition, type Labeler } from './chart.js';
 
 export function transformLiftChart(rows: readonly TransformLiftRow[], label: Labeler): ChartDefinition {
   const values = rows
     .filter((row) => row.lift !== null)
     .map((row) => ({
-      transform: label(row.transform),
+      transform: withSample(label(row.transform), row.timesUsed),
       lift: row.lift,
       direction: (row.lift ?? 0) >= 0 ? 'raises ASR' : 'lowers ASR',
     }))
@@ -16,7 +16,7 @@ export function transformLiftChart(rows: readonly TransformLiftRow[], label: Lab
     );
   return {
     name: 'transform-lift',
-    title: 'Transform lift over baseline ASR',
+    title: 'Transform lift over baseline ASR (n = times used)',
     spec: {
       ...baseSpec(),
       height: { step: 20 },

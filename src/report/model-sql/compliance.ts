@@ -17,6 +17,7 @@ import {
 import type { ComplianceFrameworkSection } from '../model.js';
 import { exclusionsFor } from './executive.js';
 import { isoTimestamp, num, queryRows, str } from './query.js';
+import { readRecommendations, recommendationKey } from './recommendations.js';
 import type { ProjectScope } from './scope.js';
 
 export async function complianceFrameworks(
@@ -56,6 +57,7 @@ export async function complianceFrameworks(
   }
   const excludes = await exclusionsFor(conn, scope, 'compliance_matrix');
 
+  const recommendations = await readRecommendations(conn, scope);
   const figures = await readComplianceCategories(
     conn,
     { snapshotId: scope.snapshotId, projectKey: scope.project.key },
@@ -88,9 +90,11 @@ export async function complianceFrameworks(
           assessmentsTested: 0,
         };
       }
+      const recommended = recommendations.get(recommendationKey(key, tag));
       return {
         tag,
         title,
+        ...(recommended === undefined ? {} : { recommendations: recommended }),
         state: figure.state,
         currentState: figure.currentState,
         lastTestedAt: figure.lastTestedAt,
@@ -123,6 +127,7 @@ export async function complianceFrameworks(
             tag: String(row.tag),
             asr: num(row.asr),
             tested: true,
+            trials: num(row.total_trials),
           })),
       },
       excludes,

@@ -50,7 +50,8 @@ export async function portfolioTrend(
   for (const scope of scopes) {
     const rows = await queryRows(
       conn,
-      `SELECT e.snapshot_id, ${isoTimestamp('s.fetched_at')} AS fetched_at, e.value AS overall_asr
+      `SELECT e.snapshot_id, ${isoTimestamp('s.fetched_at')} AS fetched_at, e.value AS overall_asr,
+              e.denominator AS attacks
        FROM metric_project_figures e JOIN snapshots s ON s.snapshot_id = e.snapshot_id
        WHERE e.figure = 'overall_asr' AND s.org = (SELECT org FROM snapshots WHERE snapshot_id = $1)
          AND s.workspace = (SELECT workspace FROM snapshots WHERE snapshot_id = $1)
@@ -67,6 +68,7 @@ export async function portfolioTrend(
         snapshotId: String(row.snapshot_id),
         fetchedAt: str(row.fetched_at),
         overallAsr: num(row.overall_asr),
+        overallAsrAttacks: num(row.attacks),
       });
     }
   }
