@@ -162,7 +162,12 @@ function printOutputs(result: PipelineResult, out: string, effects: DemoEffects)
   if (result.summaryPath) lines.push(`  ${rel(result.summaryPath)}`);
   const database = rel(result.summary.paths.database);
   lines.push(`  ${database}  (DuckDB warehouse with both snapshots)`);
-  lines.push('', 'Next:', `  npx airt-report query @asr_by_category --db ${database}`);
+  lines.push(
+    '',
+    'Next:',
+    `  npx airt-report query @asr_by_category --db ${database}`,
+    `  npx airt-report serve --db ${database}   (browse it in a local browser view)`,
+  );
   effects.stdout(`${lines.join('\n')}\n`);
 }
 

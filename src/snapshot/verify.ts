@@ -7,10 +7,15 @@
  * trust `--since` places in a previous manifest (see share-previous.ts) is checked here.
  *
  * Used by the CLI and by the warehouse loader and audit bundles, which need the structured result.
+ * The loader may pass digests it recorded earlier (`known`, keyed by file identity: see
+ * file-identity.ts), so a file untouched since the warehouse hashed it is not read again; without
+ * `known` (the CLI, bundles) every file is read.
  */
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { wordsFlags, WordedError, type OptionWording } from '../errors.js';
+import { identityOf, sameIdentity, settledBefore, type FileIdentity } from './file-identity.js';
+import type { FileDigest } from './hash-file.js';
 import { hashFiles } from './hash-pool.js';
 import { computeRootHash, MANIFEST_FILE, ManifestSchema, type Manifest } from './manifest.js';
 import { PathEscapeError, resolveInside } from './safe-path.js';
@@ -41,6 +46,29 @@ export interface VerifyResult {
   modified: ModifiedFile[];
   rootHash: { expected: string; actual: string; ok: boolean };
   manifest: Manifest;
+  /** Files whose digest came from `known` (not read). */
+  reused: number;
+  /**
+   * Files read now that matched the manifest and whose identity was the same before and after and
+   * settled (file-identity.ts): what a caller may record as known digests.
+   */
+  hashed: HashedFile[];
+}
+
+/** A file hashed by verifySnapshot that may be recorded as a known digest. */
+export interface HashedFile {
+  path: string;
+  identity: FileIdentity;
+  digest: FileDigest;
+}
+
+/** Digests recorded earlier by identity (the warehouse's verified_files); see file-identity.ts. */
+export interface KnownDigests {
+  get(identity: FileIdentity): FileDigest | undefined;
+}
+
+export interface VerifyOptions {
+  known?: KnownDigests;
 }
 
 /** The directory cannot be verified at all (no manifest, unreadable or invalid manifest). */
@@ -140,20 +168,23 @@ async function listFiles(dir: string): Promise<string[]> {
  * Verifies the snapshot in `dir`. Throws NotASnapshotError when there is nothing to verify against;
  * otherwise returns every difference found (never stops at the first).
  */
-export async function verifySnapshot(dir: string): Promise<VerifyResult> {
+export async function verifySnapshot(dir: string, options: VerifyOptions = {}): Promise<VerifyResult> {
+  // Before the first stat: a digest is recorded only for a file whose ctime is settled before this.
+  const startedAtMs = Date.now();
   const root = path.resolve(dir);
   const manifest = await readManifest(root);
   const onDisk = new Set(await listFiles(root));
   const listed = new Set<string>();
   const missing: string[] = [];
   const modified: ModifiedFile[] = [];
+  let reused = 0;
 
   // Stat every listed file first, then hash the regular ones together (on every core).
-  const toHash: { entry: (typeof manifest.files)[number]; file: string }[] = [];
+  const toHash: { entry: (typeof manifest.files)[number]; file: string; identity: FileIdentity }[] = [];
   for (const entry of manifest.files) {
     listed.add(entry.path);
     const file = resolveInside(root, entry.path);
-    const stats = await lstat(file).catch((error: NodeJS.ErrnoException) => {
+    const stats = await lstat(file, { bigint: true }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
       throw error;
     });
@@ -169,10 +200,23 @@ export async function verifySnapshot(dir: string): Promise<VerifyResult> {
         reason: 'not_a_file',
       });
     } else {
-      toHash.push({ entry, file });
+      const identity = identityOf(stats);
+      const known = options.known?.get(identity);
+      // Only a known digest equal to the listed one stands in for reading; anything else is read.
+      if (known && known.sha256 === entry.sha256 && known.bytes === entry.bytes) reused++;
+      else toHash.push({ entry, file, identity });
     }
   }
   const digests = await hashFiles(toHash.map((f) => f.file));
+  const hashed: HashedFile[] = [];
+  for (const [i, { entry, file, identity }] of toHash.entries()) {
+    const digest = digests[i];
+    if (!options.known || digest?.sha256 !== entry.sha256 || digest.bytes !== entry.bytes) continue;
+    // Unchanged from before the read to after it, and settled: the digest is this identity's.
+    const after = await lstat(file, { bigint: true }).catch(() => undefined);
+    if (after && sameIdentity(identity, identityOf(after)) && settledBefore(identity, startedAtMs))
+      hashed.push({ path: entry.path, identity, digest });
+  }
   toHash.forEach(({ entry }, i) => {
     const digest = digests[i];
     const base = { path: entry.path, expectedSha256: entry.sha256, expectedBytes: entry.bytes };
@@ -202,5 +246,7 @@ export async function verifySnapshot(dir: string): Promise<VerifyResult> {
     modified,
     rootHash,
     manifest,
+    reused,
+    hashed,
   };
 }

@@ -23,6 +23,13 @@ const TAG_FIELDS: Readonly<Record<string, string>> = {
   nist_ai_rmf_function: 'nist',
 };
 
+/** The `compliance_tags` fields that name categories of `framework` (a compliance-matrix key). */
+export function tagFieldsOf(framework: string): string[] {
+  return Object.entries(TAG_FIELDS)
+    .filter(([, key]) => key === framework)
+    .map(([field]) => field);
+}
+
 /**
  * The framework categories a `compliance_tags` object names, sorted and without repeats. Anything
  * that is not a string or a list of strings (the map is free-form) is ignored, never guessed at.

@@ -17,7 +17,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { WordedError, type OptionWording } from '../errors.js';
 import { MANIFEST_FILE } from '../snapshot/manifest.js';
 import { resolveInside } from '../snapshot/safe-path.js';
-import { readManifest, verifySnapshot, type VerifyResult } from '../snapshot/verify.js';
+import { readManifest, verifySnapshot, type KnownDigests, type VerifyResult } from '../snapshot/verify.js';
 import { TrialFileRepairs } from './altered-values.js';
 import { createWarehouseFile, needsCreation, removeAbandoned } from './create-warehouse.js';
 import { inTransaction, openWarehouse, type Warehouse } from './db.js';
@@ -25,6 +25,7 @@ import { ensureSchema } from './ddl.js';
 import { loadJournalInto, readTriageJournal, type JournalLoadResult, type ParsedJournal } from './journal.js';
 import { SnapshotLoad, type LoadProgress, type VerifyProblem } from './snapshot-load.js';
 import { dropTrialStage, UnreadableTrialFileError } from './trial-loader.js';
+import { readKnownDigests, recordVerified } from './verified-files.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, openWarehouseLocked } from './warehouse-lock.js';
 
 export { RecordCountError } from './snapshot-load.js';
@@ -228,6 +229,8 @@ async function stageVerifyAndLoad(
   // new: optimistically, as if every file verifies. Nothing is written until verification passed;
   // if it did not, the stage is rebuilt from the files that did.
   const listed = await readManifest(dir);
+  // Read before the stage starts: the stage runs on this connection while the files are hashed.
+  const known = await readKnownDigests(conn);
   const optimistic = firstAttempt && (await loadedRoot(conn, listed.snapshot_id)) === undefined;
   const staging = optimistic
     ? new SnapshotLoad(conn, dir, listed, new Set(listed.files.map((f) => f.path)), progress, repairs)
@@ -238,7 +241,7 @@ async function stageVerifyAndLoad(
         )
     : Promise.resolve({ error: null, notStaged: true });
   try {
-    return await verifyAndLoad(conn, dir, options, staging, repairs);
+    return await verifyAndLoad(conn, dir, options, staging, repairs, known);
   } finally {
     await staging;
     await dropTrialStage(conn);
@@ -260,13 +263,15 @@ async function verifyAndLoad(
   options: LoadOptions,
   staging: Promise<{ error: unknown; notStaged?: boolean } | null>,
   repairs: TrialFileRepairs,
+  known: KnownDigests,
 ): Promise<SnapshotLoadResult> {
   const progress = options.onProgress ?? (() => undefined);
-  const verification = await verifySnapshot(dir);
+  // Files this warehouse hashed before and untouched since are not read again (verified-files.ts).
+  const verification = await verifySnapshot(dir, { known });
   const stageFailure = await staging;
   const { manifest } = verification;
   const snapshotId = manifest.snapshot_id;
-  progress({ type: 'verify', dir, snapshotId, files: manifest.files.length });
+  progress({ type: 'verify', dir, snapshotId, files: manifest.files.length, reused: verification.reused });
   const problems = verifyProblems(verification);
   if (!verification.ok && !options.force) throw refuseUnverified(dir, problems);
   const manifestSha256 = createHash('sha256')
@@ -298,9 +303,17 @@ async function verifyAndLoad(
     await load.stageTrials();
   }
   // The stage is outside the transaction (a temp table only): see trial-loader.ts for why.
-  const { warnings, rows } = await inTransaction(conn, () =>
-    load.run(manifestSha256, problems, Boolean(options.force), (options.now ?? (() => new Date()))()),
-  );
+  const { warnings, rows } = await inTransaction(conn, async () => {
+    const loaded = await load.run(
+      manifestSha256,
+      problems,
+      Boolean(options.force),
+      (options.now ?? (() => new Date()))(),
+    );
+    // Committed with the load: a rolled-back load records nothing.
+    await recordVerified(conn, verification.hashed);
+    return loaded;
+  });
   progress({ type: 'committed', snapshotId });
   return { ...base, outcome: 'loaded', rows, warnings };
 }

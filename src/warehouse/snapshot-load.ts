@@ -56,7 +56,8 @@ import {
 
 /** A step of a load, for progress output. */
 export type LoadProgress =
-  | { type: 'verify'; dir: string; snapshotId: string; files: number }
+  /** `reused`: files not read, their digest known to the warehouse (verified-files.ts). */
+  | { type: 'verify'; dir: string; snapshotId: string; files: number; reused: number }
   | { type: 'already_loaded'; dir: string; snapshotId: string }
   | { type: 'table'; snapshotId: string; table: string; rows: number }
   | { type: 'trials'; snapshotId: string; filesDone: number; filesTotal: number }

@@ -23,6 +23,8 @@ export const LAYER_RANK: Readonly<Record<string, number>> = {
   // OSCAL assessment results: an output beside the report, read from the warehouse and the diff's lookups.
   oscal: 7,
   pipeline: 8,
+  // The local viewer (serve): reads the warehouse through the metrics, diff and report layers, beside the pipeline.
+  viewer: 8,
   demo: 9,
   index: 9,
   cli: 10,

@@ -14,6 +14,7 @@ import { loadCommand } from './load.js';
 import { queryCommand } from './query.js';
 import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
+import { serveCommand } from './serve.js';
 import { simulatorCommand } from './simulator.js';
 import { snapshotCommand } from './snapshot.js';
 import { triageCommand } from './triage.js';
@@ -26,6 +27,7 @@ export const commands: CommandDefinition<unknown>[] = [
   loadCommand,
   queryCommand,
   exportCommand,
+  serveCommand,
   reportCommand,
   triageCommand,
   creditsCommand,

@@ -1,0 +1,58 @@
+/**
+ * A SQL text typed on the query page, run as one read-only SELECT: DuckDB's own parser splits it
+ * (extract_statements) and names each statement's type, so anything but a single SELECT (PRAGMA,
+ * COPY, ATTACH, SET, EXPORT, CALL …) is refused before it runs. The real guarantee stays the
+ * read-only database with external access off (viewer-database.ts); this check gives a clear answer
+ * instead of DuckDB's error. Rows stop at `rowCap` (DuckDB streams and stops reading); the turn's
+ * time limit interrupts the rest.
+ */
+import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
+import { UsageError } from '../errors.js';
+
+export interface CappedResult {
+  columns: string[];
+  rows: Record<string, unknown>[];
+  /** More rows existed than the cap. */
+  truncated: boolean;
+}
+
+/** DuckDB's message on one line. */
+function firstLines(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message
+    .split(/\r?\n/u)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && line !== '^')
+    .join(' ');
+}
+
+/** Runs `sql` when it is one SELECT; at most `rowCap` rows. SQL errors come back as UsageErrors. */
+export async function runReadOnlySelect(
+  conn: DuckDBConnection,
+  sql: string,
+  rowCap: number,
+): Promise<CappedResult> {
+  let statements;
+  try {
+    statements = await conn.extractStatements(sql);
+  } catch (error) {
+    throw new UsageError(
+      `The SQL does not parse: ${firstLines(error).replace(/^Failed to extract statements:\s*/u, '')}`,
+    );
+  }
+  if (statements.count !== 1) {
+    throw new UsageError(`The query page runs one SELECT statement; this SQL holds ${statements.count}.`);
+  }
+  try {
+    const prepared = await statements.prepare(0);
+    if (prepared.statementType !== StatementType.SELECT) {
+      throw new UsageError('The query page runs SELECT statements only: the warehouse is read-only here.');
+    }
+    const reader = await prepared.streamAndReadUntil(rowCap + 1);
+    const rows = reader.getRowObjectsJson() as Record<string, unknown>[];
+    return { columns: reader.columnNames(), rows: rows.slice(0, rowCap), truncated: rows.length > rowCap };
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`The query failed: ${firstLines(error)}`);
+  }
+}
