@@ -18,6 +18,7 @@ import {
   isNotFoundError,
   isUpgradeRequiredError,
 } from '../api/errors.js';
+import { checkBody } from './check-body.js';
 import { CheckPool } from './check-pool.js';
 import { Flusher } from './flusher.js';
 import type { FetchTarget } from './fetch-plan.js';
@@ -105,6 +106,12 @@ interface Taken {
 const RETURN_CONTENT_BYTES = 64 * 1024;
 
 /**
+ * Bodies in memory up to this size are validated on the main thread: a check of a few kB costs less
+ * than copying it to a worker and back, and a run of small bodies never starts a worker at all.
+ */
+const INLINE_CHECK_BYTES = 16 * 1024;
+
+/**
  * Project summaries up to this size are held in memory until stored (other bodies: SPILL_BYTES): the
  * trial lists wait for a summary's facts, which are then parsed at once instead of read back from
  * disk. Summaries are few (one per project) and a few MB at most, so this adds little to what is held.
@@ -125,8 +132,8 @@ export class FileStore {
   readonly failures: FailedRequest[] = [];
   private readonly io: LimitFunction;
   /**
-   * Validation runs on worker threads, one file per worker at a time, so memory stays flat and the
-   * main thread is free for the requests.
+   * Validation of large bodies runs on worker threads (started on the first one), one file per worker
+   * at a time, so memory stays flat and the main thread is free for the requests.
    */
   private readonly pool = new CheckPool();
   private readonly checks: LimitFunction = pLimit(this.pool.size);
@@ -140,7 +147,6 @@ export class FileStore {
     // The client bounds requests in flight; twice as many slots here let one request's file write
     // and rename overlap the next request instead of idling a connection.
     this.io = pLimit(options.concurrency * 2);
-    this.pool.warmUp();
   }
 
   /** Absolute path of a snapshot-relative file, proven to stay inside the working directory. */
@@ -235,9 +241,15 @@ export class FileStore {
     this.pendingChecks.push(validation);
   }
 
-  /** Validates one stored file (from `content` when the body is still in memory) into its entry. */
+  /**
+   * Validates one stored file (from `content` when the body is still in memory) into its entry: a small
+   * body in memory right here (quicker than handing it over), anything else on a worker thread.
+   */
   private async validate(stored: JournalFile, file: string, content: Uint8Array | undefined): Promise<void> {
-    const check = await this.pool.run({ kind: stored.kind, file, bytes: stored.bytes, content });
+    const check =
+      content && content.byteLength <= INLINE_CHECK_BYTES
+        ? await checkBody(stored.kind, file, stored.bytes, content)
+        : await this.pool.run({ kind: stored.kind, file, bytes: stored.bytes, content });
     this.entries.set(stored.path, {
       ...stored,
       records: check.records,
