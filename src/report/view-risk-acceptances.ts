@@ -20,6 +20,7 @@ function rowView(row: RiskAcceptanceRow, text: ViewText) {
   };
 }
 
+/** The section's view: `shown` only when some acceptance ended or ends within the window. */
 export function riskAcceptancesView(review: RiskAcceptanceReview | undefined, text: ViewText) {
   const rows = review?.rows ?? [];
   const expired = rows.filter((row) => row.state === 'expired').map((row) => rowView(row, text));

@@ -18,7 +18,12 @@ import { overviewPage } from './pages/overview.js';
 import { route } from './routes.js';
 import { PageError, type PageContext, type QueryLimits } from './pages/page.js';
 import { tableCsv } from './table.js';
-import { openViewerDatabase, QueryTimeoutError, type ViewerDatabase } from './viewer-database.js';
+import {
+  openViewerDatabase,
+  QueryTimeoutError,
+  WarehouseBusyError,
+  type ViewerDatabase,
+} from './viewer-database.js';
 
 export interface ViewerOptions {
   /** The warehouse (DuckDB file), opened read-only. */
@@ -154,9 +159,10 @@ async function errorPage(
   title: string,
   message: string,
   head: boolean,
+  extra: Record<string, string> = {},
 ): Promise<void> {
   const body = await layout(title, markup`<p class="error-box">${message}</p>`);
-  send(response, status, 'text/html; charset=utf-8', body, head);
+  send(response, status, 'text/html; charset=utf-8', body, head, extra);
 }
 
 interface Served {
@@ -238,6 +244,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, served
       );
     else if (error instanceof QueryTimeoutError)
       await errorPage(response, 503, 'Too slow', error.message, head);
+    else if (error instanceof WarehouseBusyError)
+      await errorPage(response, 503, 'Being loaded', error.message, head, { 'retry-after': '5' });
     else {
       const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
       await errorPage(response, 500, 'Error', `The page failed: ${message}`, head).catch(() =>

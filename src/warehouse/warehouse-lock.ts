@@ -20,6 +20,11 @@ const RETRY_INTERVAL_MS = 100;
 
 const LOCK_CONFLICT = /Could not set lock on file/i;
 
+/** True for DuckDB's refusal to open a file another process holds (for writing, or read-only). */
+export function isLockConflict(error: unknown): boolean {
+  return LOCK_CONFLICT.test(error instanceof Error ? error.message : String(error));
+}
+
 export interface LockHolder {
   pid: number;
   command: string;

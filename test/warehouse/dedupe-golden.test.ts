@@ -5,6 +5,8 @@
  * loader wrote before deduplication (test/golden/warehouse-dedupe/, never rewritten by CI). The two
  * executive reports were re-rendered once when the report layout changed (issue 16: a summary first,
  * unchanged rows counted instead of listed); their figures were checked equal to the old files then.
+ * Session 4 changed only their chart captions (sample sizes named) and added the named query
+ * @expiring_acceptances (empty here: the fixtures hold no dated acceptance).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';

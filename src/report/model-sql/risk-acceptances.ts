@@ -8,6 +8,7 @@ import { ACCEPTANCE_WARNING_DAYS, readAcceptancesToReview } from '../../metrics/
 import type { RiskAcceptanceReview } from '../model.js';
 import type { ProjectScope } from './scope.js';
 
+/** The project's acceptances to review in its snapshot, with the window they were judged by. */
 export async function readRiskAcceptanceReview(
   conn: DuckDBConnection,
   scope: ProjectScope,
