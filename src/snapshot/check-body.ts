@@ -117,24 +117,24 @@ function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-async function readObject(file: string): Promise<Record<string, unknown>> {
-  const body = await readJson(file);
+async function readObject(file: string, content?: Uint8Array): Promise<Record<string, unknown>> {
+  const body = await readJson(file, content);
   return body.ok && isRecord(body.data) ? body.data : {};
 }
 
 // ---------------------------------------------------------------------------------------------
-// Facts
+// Facts (from `content` when the body is still in memory, else from the file)
 // ---------------------------------------------------------------------------------------------
 
 /** Versions from GET /api/v1/config. */
-export async function readConfigFacts(file: string): Promise<ConfigFacts> {
-  const data = await readObject(file);
+export async function readConfigFacts(file: string, content?: Uint8Array): Promise<ConfigFacts> {
+  const data = await readObject(file, content);
   return { apiVersion: stringOrNull(data.api_version), appVersion: stringOrNull(data.app_version) };
 }
 
 /** Total, job ids and project ids of one evaluation page. */
-export async function readPageFacts(file: string): Promise<PageFacts> {
-  const data = await readObject(file);
+export async function readPageFacts(file: string, content?: Uint8Array): Promise<PageFacts> {
+  const data = await readObject(file, content);
   const items = Array.isArray(data.items) ? data.items : [];
   const jobIds: string[] = [];
   const projectIds: string[] = [];
@@ -148,8 +148,8 @@ export async function readPageFacts(file: string): Promise<PageFacts> {
 }
 
 /** Project id and assessments (id, updated_at, status) of a project summary. */
-export async function readSummaryFacts(file: string): Promise<SummaryFacts> {
-  const data = await readObject(file);
+export async function readSummaryFacts(file: string, content?: Uint8Array): Promise<SummaryFacts> {
+  const data = await readObject(file, content);
   const list = Array.isArray(data.assessments) ? data.assessments : [];
   const assessments: AssessmentRef[] = [];
   for (const item of list) {

@@ -24,10 +24,13 @@ export interface StoredBody {
   status: number;
 }
 
-/** Bodies up to this size are handed back with the digest, so validation need not read the file. */
-export const RETURN_CONTENT_BYTES = 64 * 1024;
-
 export interface FetchToFileOptions {
+  /**
+   * Hold bodies up to this size in memory (default SPILL_BYTES). The snapshot passes more for the few
+   * bodies whose facts decide the next requests (project summaries), so those are parsed from memory
+   * at once instead of written chunk by chunk and read back.
+   */
+  holdUpToBytes?: number;
   /**
    * Called with the body's digest before anything is put under the final name; resolving true means
    * the caller has put the same bytes there itself (a hard link), so nothing is written.
@@ -35,7 +38,7 @@ export interface FetchToFileOptions {
   beforeCommit?: (digest: StoredBody) => Promise<boolean>;
 }
 
-/** What fetchToFile stored; `content` is the body itself when it is small (RETURN_CONTENT_BYTES). */
+/** What fetchToFile stored; `content` is the body itself when it was held in memory (not spilled). */
 export type FetchedBody = StoredBody & { content?: Uint8Array };
 
 /** A complete body: in memory (`held`) or in a temp file not yet renamed (`spilled`). */
@@ -56,6 +59,7 @@ export async function fetchToFile(
   finalPath: string,
   options: FetchToFileOptions = {},
 ): Promise<FetchedBody> {
+  const holdUpTo = options.holdUpToBytes ?? SPILL_BYTES;
   const received = await client.send(request, async (response): Promise<Received> => {
     const hash = createHash('sha256');
     let bytes = 0;
@@ -71,7 +75,7 @@ export async function fetchToFile(
           await spilled.write(chunk);
         } else {
           held.push(chunk);
-          if (bytes > SPILL_BYTES) {
+          if (bytes > holdUpTo) {
             spilled = await openAtomic(finalPath);
             for (const part of held.splice(0)) await spilled.write(part);
           }
@@ -102,5 +106,5 @@ export async function fetchToFile(
     await file?.discard();
     throw error;
   }
-  return whole && whole.byteLength <= RETURN_CONTENT_BYTES ? { ...digest, content: whole } : digest;
+  return whole ? { ...digest, content: whole } : digest;
 }

@@ -19,6 +19,8 @@ import {
   isUpgradeRequiredError,
 } from '../api/errors.js';
 import { checkBody } from './check-body.js';
+import { CheckPool } from './check-pool.js';
+import { Flusher } from './flusher.js';
 import type { FetchTarget } from './fetch-plan.js';
 import { fetchToFile } from './fetch-to-file.js';
 import { hashFile } from './hash-file.js';
@@ -96,9 +98,25 @@ export interface FileStoreOptions {
 interface Taken {
   file: JournalFile;
   validation?: Validation | undefined;
-  /** The body, when fetched and small: validated from memory instead of read back. */
+  /** The body, when fetched and held in memory: facts (and, when small, validation) read it there. */
   content?: Uint8Array | undefined;
 }
+
+/** Bodies up to this size are handed to validation from memory, so the worker need not read the file. */
+const RETURN_CONTENT_BYTES = 64 * 1024;
+
+/**
+ * Bodies in memory up to this size are validated on the main thread: a check of a few kB costs less
+ * than copying it to a worker and back, and a run of small bodies never starts a worker at all.
+ */
+const INLINE_CHECK_BYTES = 16 * 1024;
+
+/**
+ * Project summaries up to this size are held in memory until stored (other bodies: SPILL_BYTES): the
+ * trial lists wait for a summary's facts, which are then parsed at once instead of read back from
+ * disk. Summaries are few (one per project) and a few MB at most, so this adds little to what is held.
+ */
+const SUMMARY_HOLD_BYTES = 4 * 1024 * 1024;
 
 /**
  * Bodies held for validation at most, in bytes: validation runs one file at a time and may lag
@@ -113,8 +131,14 @@ export class FileStore {
   readonly stored = new Set<string>();
   readonly failures: FailedRequest[] = [];
   private readonly io: LimitFunction;
-  /** Validation runs one file at a time in the background: memory stays flat, requests keep flowing. */
-  private readonly checks: LimitFunction = pLimit(1);
+  /**
+   * Validation of large bodies runs on worker threads (started on the first one), one file per worker
+   * at a time, so memory stays flat and the main thread is free for the requests.
+   */
+  private readonly pool = new CheckPool();
+  private readonly checks: LimitFunction = pLimit(this.pool.size);
+  /** fsyncs each stored file in the background; publishing skips the files it has flushed. */
+  private readonly flusher = new Flusher();
   private readonly pendingChecks: Promise<void>[] = [];
   private readonly createdDirs = new Set<string>();
   private heldForCheck = 0;
@@ -145,7 +169,7 @@ export class FileStore {
    */
   async obtain<F = null>(
     target: FetchTarget,
-    facts?: (file: string) => Promise<F>,
+    facts?: (file: string, content?: Uint8Array) => Promise<F>,
     options: ObtainOptions = {},
   ): Promise<Obtained<F>> {
     const { stopper, progress } = this.options;
@@ -176,8 +200,10 @@ export class FileStore {
       this.recordFailure(target, error);
       return 'failed';
     }
-    await this.record(taken.file, taken.validation, taken.content);
-    return { stored: taken.file, facts: facts ? await facts(file) : (null as F) };
+    const small =
+      taken.content && taken.content.byteLength <= RETURN_CONTENT_BYTES ? taken.content : undefined;
+    await this.record(taken.file, taken.validation, small);
+    return { stored: taken.file, facts: facts ? await facts(file, taken.content) : (null as F) };
   }
 
   /**
@@ -188,6 +214,8 @@ export class FileStore {
    */
   async record(stored: JournalFile, known?: Validation, content?: Uint8Array): Promise<void> {
     this.stored.add(stored.path);
+    // A linked file's bytes were made durable when the earlier snapshot was published.
+    if (stored.stored !== 'linked') this.flusher.flush(stored.path, this.resolve(stored.path));
     await this.options.journal.append(stored);
     if (known) {
       this.entries.set(stored.path, { ...stored, ...known });
@@ -213,9 +241,15 @@ export class FileStore {
     this.pendingChecks.push(validation);
   }
 
-  /** Validates one stored file (from `content` when the body is still in memory) into its entry. */
+  /**
+   * Validates one stored file (from `content` when the body is still in memory) into its entry: a small
+   * body in memory right here (quicker than handing it over), anything else on a worker thread.
+   */
   private async validate(stored: JournalFile, file: string, content: Uint8Array | undefined): Promise<void> {
-    const check = await checkBody(stored.kind, file, stored.bytes, content);
+    const check =
+      content && content.byteLength <= INLINE_CHECK_BYTES
+        ? await checkBody(stored.kind, file, stored.bytes, content)
+        : await this.pool.run({ kind: stored.kind, file, bytes: stored.bytes, content });
     this.entries.set(stored.path, {
       ...stored,
       records: check.records,
@@ -229,6 +263,18 @@ export class FileStore {
   async drain(): Promise<void> {
     await Promise.allSettled(this.pendingChecks);
     if (this.options.stopper.stopped) throw this.options.stopper.error;
+  }
+
+  /** Files flushed in the background so far, once the flushes under way are done (for publishing). */
+  async flushed(): Promise<ReadonlySet<string>> {
+    await this.flusher.settle();
+    return this.flusher.synced;
+  }
+
+  /** Ends the validation workers and the background flushes (a check still running fails). */
+  async close(): Promise<void> {
+    await this.flusher.settle(true);
+    await this.pool.close();
   }
 
   private base(
@@ -286,6 +332,7 @@ export class FileStore {
     const { previous, link } = this.options;
     const same: { linked: boolean; validation?: Validation | undefined } = { linked: false };
     const body = await fetchToFile(this.options.client, target.request, file, {
+      ...(target.kind === 'project_summary' ? { holdUpToBytes: SUMMARY_HOLD_BYTES } : {}),
       beforeCommit: async (digest) => {
         const linked = await linkIdenticalPrevious(previous, target.file, digest, file, link);
         if (linked) Object.assign(same, { linked: true, validation: linked.validation });

@@ -28,6 +28,8 @@ export interface PublishOptions {
    * point; an error stops publishing exactly as a crash would (nothing is undone).
    */
   afterStep?: (step: PublishStep) => void | Promise<void>;
+  /** Paths of data files already fsynced since they were written (the snapshot's background flushes). */
+  synced?: ReadonlySet<string>;
 }
 
 /** Stable, human-readable manifest text (2-space JSON, trailing newline). */
@@ -61,13 +63,18 @@ const SYNC_CONCURRENCY = 16;
  * fsync each (one per request kept the thread pool busy with disk flushes while requests waited);
  * here they are made durable together, before the manifest vouches for them. Linked files are
  * skipped: their bytes were made durable when the earlier snapshot was published, and the link itself
- * is a directory entry, made durable by the directory fsyncs that follow.
+ * is a directory entry, made durable by the directory fsyncs that follow. So are files in `synced`,
+ * flushed in the background as they were validated (while the run still waited on the network).
  */
-async function syncDataFiles(dir: string, files: readonly ManifestFile[]): Promise<void> {
+async function syncDataFiles(
+  dir: string,
+  files: readonly ManifestFile[],
+  synced: ReadonlySet<string> = new Set(),
+): Promise<void> {
   const limit = pLimit(SYNC_CONCURRENCY);
   await Promise.all(
     files
-      .filter((file) => file.stored !== 'linked')
+      .filter((file) => file.stored !== 'linked' && !synced.has(file.path))
       .map((file) =>
         limit(async () => {
           const target = path.join(dir, file.path);
@@ -111,7 +118,7 @@ export async function publishSnapshot(
 ): Promise<void> {
   const listed = new Set(manifest.files.map((file) => file.path));
   const directories = await sweepUnlisted(partialDir, listed);
-  await syncDataFiles(partialDir, manifest.files);
+  await syncDataFiles(partialDir, manifest.files, options.synced);
   // Data files were renamed into place without a directory fsync each; one fsync per directory here
   // makes all of them durable before the manifest vouches for them.
   for (const directory of directories.sort().reverse()) await syncDirectory(directory);

@@ -7,7 +7,6 @@
  * phases; which project "owns" an assessment listed by two projects is settled afterwards, in the
  * fixed project order, so the manifest does not depend on which response arrived first.
  */
-import { createHash } from 'node:crypto';
 import { InvalidPathSegmentError } from '../api/paths.js';
 import {
   readConfigFacts,
@@ -22,7 +21,6 @@ import {
   configTarget,
   evaluationPageCount,
   evaluationPageTarget,
-  findingFile,
   projectDir,
   projectKeysFromJobs,
   summaryTarget,
@@ -33,9 +31,7 @@ import type { FileStore, RunStopper } from './file-store.js';
 import type { Manifest, ManifestWarning } from './manifest.js';
 import type { ProgressReporter } from './progress.js';
 import { reusableTrialFile, type PreviousSnapshot } from './since.js';
-import { RISK_ACCEPTANCES_FILE } from './risk-acceptances-file.js';
-import { readTriagedFindings } from './triage-findings.js';
-import { writeFileAtomic } from './write-atomic.js';
+import { findings } from './phase-findings.js';
 
 /** Rounds of "the total grew, fetch the new pages" before we stop chasing a moving listing. */
 const MAX_PAGE_ROUNDS = 5;
@@ -102,16 +98,30 @@ export async function runPhases(context: PhaseContext): Promise<PhaseOutcome> {
     typeof config === 'object' ? config.facts : { apiVersion: null, appVersion: null };
   context.versions = versions;
 
-  // 2 · evaluation pages
-  const jobProjectIds = await evaluationPages(context, warnings);
+  // 2 · evaluation pages; without --project keys, every job project id a page names is already
+  // covered by nothing else, so its summary starts as soon as that page is stored (the connections do
+  // not idle until the last page is in)
+  const trials = new TrialLists(context);
+  const early =
+    context.options.projects.length === 0 ? new Map<string, Promise<ProjectOutcome>>() : undefined;
+  const jobProjectIds = await evaluationPages(context, warnings, (ids) => {
+    if (!early) return;
+    const fresh = projectKeysFromJobs(ids, new Set(early.keys()));
+    for (const [key, outcome] of summaryTasks(context, fresh, true, trials)) {
+      // Observed now (settled with the others later): if the pages fail first, its rejection is not unhandled.
+      outcome.catch(() => undefined);
+      early.set(key, outcome);
+    }
+  });
 
   // 3 + 4 · summaries (--project keys first, then job project ids not already covered), each
   // summary's trial lists started as soon as it is stored
-  const trials = new TrialLists(context);
   const projects = await summaries(context, context.options.projects, false, trials);
   const covered = new Set<string>(context.options.projects);
   for (const project of projects) if (project.facts?.projectId) covered.add(project.facts.projectId);
-  projects.push(...(await summaries(context, projectKeysFromJobs(jobProjectIds, covered), true, trials)));
+  projects.push(
+    ...(await summaries(context, projectKeysFromJobs(jobProjectIds, covered), true, trials, early)),
+  );
   await settle(context, trials.tasks);
 
   // 5 · findings from the triage journal
@@ -160,7 +170,11 @@ export async function runPhases(context: PhaseContext): Promise<PhaseOutcome> {
 }
 
 /** Fetches every page; returns the project ids of all jobs, in page order. */
-async function evaluationPages(context: PhaseContext, warnings: ManifestWarning[]): Promise<string[]> {
+async function evaluationPages(
+  context: PhaseContext,
+  warnings: ManifestWarning[],
+  onProjectIds: (ids: readonly string[]) => void,
+): Promise<string[]> {
   const { store, progress, org, workspace } = context;
   const pages = new Map<number, PageFacts>();
   const fetchPages = async (from: number, to: number): Promise<void> => {
@@ -168,7 +182,11 @@ async function evaluationPages(context: PhaseContext, warnings: ManifestWarning[
     progress.plan(numbers.length);
     const results = await settle(
       context,
-      numbers.map((page) => store.obtain(evaluationPageTarget(org, workspace, page), readPageFacts)),
+      numbers.map(async (page) => {
+        const result = await store.obtain(evaluationPageTarget(org, workspace, page), readPageFacts);
+        if (typeof result === 'object') onProjectIds(result.facts.projectIds);
+        return result;
+      }),
     );
     results.forEach((result, i) => {
       if (typeof result === 'object') pages.set(numbers[i]!, result.facts);
@@ -216,38 +234,73 @@ async function evaluationPages(context: PhaseContext, warnings: ManifestWarning[
   return projectIds;
 }
 
-async function summaries(
+/**
+ * Starts the summary of each of `keys` (skipping ids that cannot be a path segment, such as '..': not
+ * requestable); each task starts the summary's trial lists once it is stored.
+ */
+function summaryTasks(
   context: PhaseContext,
   keys: readonly string[],
   fromJobs: boolean,
   trials: TrialLists,
-): Promise<ProjectOutcome[]> {
+): Map<string, Promise<ProjectOutcome>> {
   const { store, progress, org, workspace } = context;
   const targets: { key: string; target: FetchTarget }[] = [];
   for (const key of keys) {
     try {
       targets.push({ key, target: summaryTarget(org, workspace, key) });
     } catch (error) {
-      // A project id from the API that cannot be a path segment ('..'): not requestable, so skipped.
       if (!(error instanceof InvalidPathSegmentError)) throw error;
     }
   }
   progress.plan(targets.length);
-  return settle(
+  const tasks = new Map<string, Promise<ProjectOutcome>>();
+  for (const { key, target } of targets) {
+    tasks.set(
+      key,
+      (async (): Promise<ProjectOutcome> => {
+        // A job's project may have been deleted since (a warning); one the user asked for must exist.
+        const result = await store.obtain(target, readSummaryFacts, {
+          notFoundIsResult: true,
+          notFoundIsFailure: !fromJobs,
+        });
+        if (result === 'not_found' || result === 'failed')
+          return { key, fromJobs, status: result, facts: undefined };
+        const project: ProjectOutcome = { key, fromJobs, status: 'ok', facts: result.facts };
+        trials.start(project);
+        return project;
+      })(),
+    );
+  }
+  return tasks;
+}
+
+/** The summaries of `keys`, in that order: those in `started` reused, the others started now. */
+async function summaries(
+  context: PhaseContext,
+  keys: readonly string[],
+  fromJobs: boolean,
+  trials: TrialLists,
+  started?: ReadonlyMap<string, Promise<ProjectOutcome>>,
+): Promise<ProjectOutcome[]> {
+  const fresh = summaryTasks(
     context,
-    targets.map(async ({ key, target }): Promise<ProjectOutcome> => {
-      // A job's project may have been deleted since (a warning); one the user asked for must exist.
-      const result = await store.obtain(target, readSummaryFacts, {
-        notFoundIsResult: true,
-        notFoundIsFailure: !fromJobs,
-      });
-      if (result === 'not_found' || result === 'failed')
-        return { key, fromJobs, status: result, facts: undefined };
-      const project: ProjectOutcome = { key, fromJobs, status: 'ok', facts: result.facts };
-      trials.start(project);
-      return project;
-    }),
+    keys.filter((key) => !started?.has(key)),
+    fromJobs,
+    trials,
   );
+  const tasks: Promise<ProjectOutcome>[] = [];
+  for (const key of keys) {
+    const task = started?.get(key) ?? fresh.get(key);
+    if (task) tasks.push(task);
+  }
+  // Early summaries no later job names (none: pages only add ids) would be left unawaited; settle all.
+  const unused = [...(started?.entries() ?? [])].filter(([key]) => !keys.includes(key));
+  await settle(
+    context,
+    unused.map(([, task]) => task),
+  );
+  return settle(context, tasks);
 }
 
 /** Starts the trial list of every assessment once (the first summary to list it wins the race). */
@@ -278,12 +331,13 @@ class TrialLists {
     progress.plan(planned.length);
     for (const { target, assessment } of planned) {
       const reusable = previous ? reusableTrialFile(previous, assessment, target.requestPath) : undefined;
-      this.tasks.push(
-        store.obtain(target, undefined, {
-          extra: { assessment_updated_at: assessment.updatedAt, assessment_status: assessment.status },
-          ...(reusable ? { reuse: reusable } : {}),
-        }),
-      );
+      const task = store.obtain(target, undefined, {
+        extra: { assessment_updated_at: assessment.updatedAt, assessment_status: assessment.status },
+        ...(reusable ? { reuse: reusable } : {}),
+      });
+      // Observed now (settled at the end of phase 4): a run that stops earlier leaves no unhandled rejection.
+      task.catch(() => undefined);
+      this.tasks.push(task);
     }
   }
 }
@@ -327,53 +381,5 @@ function settleOwnership(
   for (const failure of store.failures) {
     const project = failure.assessment_id ? owner.get(failure.assessment_id) : undefined;
     if (project) failure.project = project.key;
-  }
-}
-
-async function findings(
-  context: PhaseContext,
-  journalFile: string,
-  warnings: ManifestWarning[],
-): Promise<void> {
-  const { store, org, workspace } = context;
-  const triaged = await readTriagedFindings(journalFile, org, workspace);
-  if (triaged.skippedLines > 0) {
-    warnings.push({
-      code: 'journal_lines_skipped',
-      message: `${triaged.skippedLines} line(s) of the triage journal were not airt-triage/1 records and were skipped.`,
-    });
-  }
-  for (const finding of triaged.findings) {
-    const relative = findingFile(finding.findingId);
-    const file = store.resolve(relative);
-    await store.ensureDir(file);
-    const body = Buffer.from(JSON.stringify(finding.finding, null, 2) + '\n', 'utf8');
-    await writeFileAtomic(file, body, { syncDir: false, syncFile: false });
-    await store.record({
-      path: relative,
-      kind: 'finding',
-      sha256: createHash('sha256').update(body).digest('hex'),
-      bytes: body.byteLength,
-      request: null,
-      status: finding.httpStatus,
-      fetched_at: finding.time,
-      finding_id: finding.findingId,
-      stored: 'fetched',
-    });
-  }
-  if (triaged.acceptances.length > 0) {
-    const file = store.resolve(RISK_ACCEPTANCES_FILE);
-    await store.ensureDir(file);
-    const body = Buffer.from(JSON.stringify(triaged.acceptances, null, 2) + '\n', 'utf8');
-    await writeFileAtomic(file, body, { syncDir: false });
-    await store.record({
-      path: RISK_ACCEPTANCES_FILE,
-      kind: 'risk_acceptances',
-      sha256: createHash('sha256').update(body).digest('hex'),
-      bytes: body.byteLength,
-      request: null,
-      status: 200,
-      fetched_at: triaged.acceptances.reduce((max, a) => (a.accepted_at > max ? a.accepted_at : max), ''),
-    });
   }
 }

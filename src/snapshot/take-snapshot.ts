@@ -16,8 +16,9 @@
  *     │
  *  6 publish ────────── sweep, fsync, manifest.json, journal removed, rename to <id>/ last (publish.ts)
  * ```
- * Every body is streamed to a temp file, fsynced and renamed (fetch-to-file.ts), validated from disk
- * (check-body.ts) and journaled, so an interruption at any point loses at most the requests in flight.
+ * Every body is streamed to a temp file and renamed (fetch-to-file.ts), journaled, fsynced in the
+ * background (flusher.ts) and validated on a worker thread (check-pool.ts, check-body.ts), so an
+ * interruption at any point loses at most the requests in flight.
  * A request that fails after the client's retries is recorded and the snapshot ends `partial`;
  * 401, 426 and an abort (SIGINT) stop the run and keep the `.partial` directory for `--resume`; an
  * abort after phase 5 lets publishing finish and is reported afterwards. When every request failed,
@@ -323,13 +324,14 @@ export async function takeSnapshot(
     }
     // From here on the run is publishing: a SIGINT/SIGTERM no longer stops it half-way (the steps are
     // quick and local); it is reported once the snapshot is in place.
-    await publishSnapshot(partialDir, finalDir, manifest);
+    await publishSnapshot(partialDir, finalDir, manifest, { synced: await store.flushed() });
     if (effects.signal?.aborted) throw interruptedWhilePublishing(effects.signal, finalDir, manifest);
     return { dir: finalDir, snapshotId, status: manifest.status, manifest };
   } catch (error) {
     if (error instanceof SnapshotStop) throw error;
-    // Let background validations finish reading before the directory is kept or removed.
+    // Let background validations and flushes finish before the directory is kept or removed.
     await store.drain().catch(() => undefined);
+    await store.close();
     await journal.close();
     progress.stop();
     const onlyConfig = [...store.stored].every((file) => file === configTarget().file);
@@ -340,6 +342,7 @@ export async function takeSnapshot(
     }
     throw explainStop(error, partialDir, context, effects.signal);
   } finally {
+    await store.close();
     await client.close();
   }
 }

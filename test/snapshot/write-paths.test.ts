@@ -23,6 +23,8 @@ const ALLOWED: readonly { file: string; call: RegExp }[] = [
   { file: 'write-atomic.ts', call: /^open\(dir, 'r'\)/ },
   // Data files opened read-only to fsync them when publishing.
   { file: 'publish.ts', call: /^open\(target, 'r'\)/ },
+  // Data files opened read-only to fsync them in the background while the run fetches.
+  { file: 'flusher.ts', call: /^open\(file, 'r'\)/ },
   // The run's own journal, appended to; it is never part of a published snapshot.
   { file: 'journal.ts', call: /^open\(file, 'a'\)/ },
 ];
