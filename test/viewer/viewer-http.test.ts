@@ -143,6 +143,21 @@ describe('pages', () => {
     expect(body).toMatch(/&lt;script&gt;|alert\(/);
   });
 
+  it("the finding page shows a triaged finding's history: the service's review event and the journal line", async () => {
+    const { run, snapshotId } = warehouse.triaged;
+    const { body } = await send(
+      viewer,
+      `/finding?snapshot=${encodeURIComponent(snapshotId)}&run=${encodeURIComponent(run)}`,
+    );
+    const journal = body.slice(body.indexOf('Triage journal'));
+    expect(journal).toContain('remediated');
+    // The notes are text, never markup.
+    expect(body).not.toContain('<b onmouseover');
+    expect(journal).toContain('&lt;b onmouseover&#x3D;alert(1)&gt;see ticket&lt;/b&gt;');
+    const reviews = body.slice(body.indexOf('id="table-reviews"'), body.indexOf('Triage journal'));
+    expect(reviews).toContain('remediated');
+  });
+
   it('an unknown page is 404 and a bad parameter 400, each with a message', async () => {
     expect((await send(viewer, '/nope')).status).toBe(404);
     const sort = await send(viewer, '/findings?sort=goal;drop');
