@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/slow-first-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -9,6 +10,7 @@ export default defineConfig({
     maxWorkers: 2,
     env: { TZ: 'UTC' },
     setupFiles: ['test/setup.ts'],
+    sequence: { sequencer: SlowFirstSequencer },
     // The JSON results let .ci/run print a plain 'N passed, N failed' closing line.
     reporters: ['default', ['json', { outputFile: 'test-artifacts/vitest-results.json' }]],
   },

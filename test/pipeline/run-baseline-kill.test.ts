@@ -13,7 +13,7 @@ import { spawnCli, type CliRun } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 
 const SCALE = { assessmentsPerProject: 3, attacksPerAssessment: 4, trialsPerAttack: 5, evaluationJobs: 20 };
-const TRIALS = 9;
+const TRIALS = 6;
 
 let sim: RunningSimulator;
 beforeAll(async () => {

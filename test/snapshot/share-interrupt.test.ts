@@ -14,7 +14,7 @@ import { spawnCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 import { dataFileHashes, SMALL, TOKEN } from './fixtures.js';
 
-const TRIALS = 10;
+const TRIALS = 6;
 const WORKSPACE = { ...SMALL, scale: { ...SMALL.scale, assessmentsPerProject: 6 } };
 
 let sim: RunningSimulator;

@@ -22,7 +22,7 @@ import { journalFile, readJournalLines, run } from './helpers.js';
 
 const ROWS = 8;
 const PARALLEL = 5;
-const SIGINT_BATCHES = 3;
+const SIGINT_BATCHES = 2;
 const SIGKILL_BATCHES = 2;
 /** Every response is delayed by this much, so a signal often lands while PATCHes are in flight. */
 const LATENCY_MS = 25;

@@ -99,7 +99,7 @@ describe('concurrent and interrupted loads', () => {
 
   it('a first load SIGKILLed at random points leaves no database file or a complete one, never one without schema', async () => {
     // Half the kills at a random time after start, half a few ms after a file appears at the path.
-    const triggers: KillTrigger[] = Array.from({ length: 10 }, (_, i) =>
+    const triggers: KillTrigger[] = Array.from({ length: 6 }, (_, i) =>
       i % 2 === 0
         ? { afterStartMs: Math.floor(Math.random() * 400) }
         : { afterFileMs: Math.floor(Math.random() * 15) },

@@ -20,6 +20,8 @@ const FIRST = path.basename(FIXTURES.first);
 const SECOND = path.basename(FIXTURES.second);
 const THIRD = '20260316T060000Z-third';
 const now = () => new Date('2026-04-01T00:00:00Z');
+/** SIGKILLs at random points of a loop of 1,000 load+prune rounds (bench/load-kill.ts repeats more). */
+const KILLS = 6;
 
 let work: string;
 /** The second fixture again under another id: every trial file shared with it. */
@@ -135,7 +137,7 @@ describe('pruning the warehouse', () => {
        }`,
     );
     let killed = 0;
-    for (let trial = 0; trial < 10; trial++) {
+    for (let trial = 0; trial < KILLS; trial++) {
       const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'ignore' });
       const timer = setTimeout(() => child.kill('SIGKILL'), 600 + Math.random() * 900);
       const signal = await new Promise<NodeJS.Signals | null>((resolve, reject) => {
@@ -150,7 +152,7 @@ describe('pruning the warehouse', () => {
       expect(s.stored).toBe(s.recorded);
       expect({ orphans: s.orphans, dangling: s.dangling }).toEqual({ orphans: 0, dangling: 0 });
     }
-    expect(killed).toBe(10);
+    expect(killed).toBe(KILLS);
     // The database still loads after all that.
     await loadSnapshots(db, snapshots, { now });
     expect(await perSnapshot(db)).toEqual(await expected([FIRST, SECOND, THIRD]));
