@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { isProcessAlive } from './process-alive.js';
 import { CliError, EXIT } from './errors.js';
 import { terminalSafe } from './text-safety.js';
 
@@ -197,15 +198,6 @@ function tempName(target: string): string {
   return `.${base}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errnoCode(error) === 'EPERM';
-  }
-}
-
 /** Removes temp files that a killed writer of `target` left (their process is gone). Best effort. */
 async function removeStaleTemps(target: string): Promise<void> {
   const dir = path.dirname(target);
@@ -213,7 +205,7 @@ async function removeStaleTemps(target: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
     const match = TEMP_PATTERN.exec(name);
-    if (match?.[1] !== base || isAlive(Number(match[2]))) continue;
+    if (match?.[1] !== base || isProcessAlive(Number(match[2]))) continue;
     await rm(path.join(dir, name), { force: true }).catch(() => undefined);
   }
 }

@@ -26,6 +26,7 @@ import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { CliError } from '../errors.js';
+import { isProcessAlive } from '../process-alive.js';
 import type { UpdateFindingRequest } from '../api/schemas.js';
 import type { RiskAcceptance } from './risk-acceptance.js';
 import { canonicalRequest } from './triage-request.js';
@@ -322,10 +323,5 @@ async function lockHolder(ownerFile: string): Promise<number | 'gone' | undefine
   const { host, pid } = (owner ?? {}) as { host?: unknown; pid?: unknown };
   if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return undefined;
   if (host !== hostname()) return pid;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH' ? 'gone' : pid;
-  }
+  return isProcessAlive(pid) ? pid : 'gone';
 }

@@ -14,21 +14,13 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { link, open, readdir, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { isProcessAlive } from '../process-alive.js';
 
 const TEMP_MARK = '.creating-';
 
 function tempPathFor(dbPath: string): string {
   const name = `.${path.basename(dbPath)}${TEMP_MARK}${process.pid}-${randomBytes(4).toString('hex')}`;
   return path.join(path.dirname(dbPath), name);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Removes temp files of earlier first loads of `dbPath` whose process is gone (killed builds). */
@@ -39,7 +31,7 @@ export async function removeAbandoned(dbPath: string): Promise<void> {
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
-    if (Number.isInteger(pid) && pid > 0 && !isAlive(pid))
+    if (Number.isInteger(pid) && pid > 0 && !isProcessAlive(pid))
       await rm(path.join(dir, name), { force: true }).catch(() => undefined);
   }
 }

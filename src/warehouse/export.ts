@@ -26,6 +26,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isProcessAlive } from '../process-alive.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { WordedError, wordsFlags } from '../errors.js';
 import { checkOutputDirectory } from '../output-file.js';
@@ -106,17 +107,8 @@ async function writeMarker(dir: string, exportedAt: string | null): Promise<void
 async function removeAbandoned(dir: string, entries: readonly string[]): Promise<void> {
   for (const name of entries) {
     const pid = Number(/\.tmp-(\d+)-[0-9a-f]+(?:\.old)?$/.exec(name)?.[1]);
-    if (!name.startsWith('.') || !Number.isInteger(pid) || pid <= 0 || isAlive(pid)) continue;
+    if (!name.startsWith('.') || !Number.isInteger(pid) || pid <= 0 || isProcessAlive(pid)) continue;
     await rm(path.join(dir, name), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

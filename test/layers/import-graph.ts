@@ -40,6 +40,7 @@ export const LEAVES: readonly string[] = [
   'csv-text',
   'nearest-name',
   'output-file',
+  'process-alive',
   'taxonomy',
   // SSH signatures (SSHSIG) over node:crypto: a leaf so the pipeline and verify can share it.
   'signing',
