@@ -22,38 +22,15 @@ export interface ExpiringAcceptance {
   days_left: number;
 }
 
-/** Acceptances of `snapshotId` (optionally only `projects`) ending within ACCEPTANCE_WARNING_DAYS. */
+/** Acceptances of `snapshotId` (optionally only `projects`) still holding but ending within ACCEPTANCE_WARNING_DAYS. */
 export async function readExpiringAcceptances(
   conn: DuckDBConnection,
   snapshotId: string,
   projects: readonly string[] | null = null,
 ): Promise<ExpiringAcceptance[]> {
-  const reader = await conn.runAndReadAll(
-    `SELECT f.project_key, f.attack_run_id, f.attack_name, f.goal_category, f.severity, f.accepted_by,
-            f.acceptance_reason, f.accepted_until,
-            CAST(floor(epoch(f.expires_at - s.fetched_at) / 86400) AS BIGINT) AS days_left
-     FROM metric_findings f JOIN snapshots s ON s.snapshot_id = f.snapshot_id
-     WHERE f.snapshot_id = $1 AND f.acceptance_state = 'accepted' AND f.counted
-       AND f.expires_at <= s.fetched_at + INTERVAL ${ACCEPTANCE_WARNING_DAYS} DAY
-     ORDER BY f.expires_at, f.project_key, f.attack_run_id`,
-    [snapshotId],
-  );
-  const wanted = projects === null ? null : new Set(projects);
-  const str = (value: unknown): string => (typeof value === 'string' ? value : '');
-  return reader
-    .getRowObjectsJS()
-    .filter((row) => wanted === null || wanted.has(str(row.project_key)))
-    .map((row) => ({
-      project_key: str(row.project_key),
-      attack_run_id: str(row.attack_run_id),
-      attack_name: typeof row.attack_name === 'string' ? row.attack_name : null,
-      goal_category: typeof row.goal_category === 'string' ? row.goal_category : null,
-      severity: str(row.severity),
-      accepted_by: typeof row.accepted_by === 'string' ? row.accepted_by : null,
-      reason: typeof row.acceptance_reason === 'string' ? row.acceptance_reason : null,
-      accepted_until: str(row.accepted_until),
-      days_left: Number(row.days_left),
-    }));
+  return (await readAcceptancesToReview(conn, snapshotId, projects))
+    .filter((acceptance) => acceptance.state === 'expiring')
+    .map(({ state: _state, ...expiring }) => expiring);
 }
 
 /** An acceptance to review: still holding but ending soon (`expiring`), or over (`expired`, finding open). */
