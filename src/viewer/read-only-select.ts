@@ -8,22 +8,13 @@
  */
 import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../errors.js';
+import { oneLineError } from '../warehouse/query.js';
 
 export interface CappedResult {
   columns: string[];
   rows: Record<string, unknown>[];
   /** More rows existed than the cap. */
   truncated: boolean;
-}
-
-/** DuckDB's message on one line. */
-function firstLines(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message
-    .split(/\r?\n/u)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && line !== '^')
-    .join(' ');
 }
 
 /** Runs `sql` when it is one SELECT; at most `rowCap` rows. SQL errors come back as UsageErrors. */
@@ -36,9 +27,7 @@ export async function runReadOnlySelect(
   try {
     statements = await conn.extractStatements(sql);
   } catch (error) {
-    throw new UsageError(
-      `The SQL does not parse: ${firstLines(error).replace(/^Failed to extract statements:\s*/u, '')}`,
-    );
+    throw new UsageError(`The SQL does not parse: ${oneLineError(error)}`);
   }
   if (statements.count !== 1) {
     throw new UsageError(`The query page runs one SELECT statement; this SQL holds ${statements.count}.`);
@@ -53,6 +42,6 @@ export async function runReadOnlySelect(
     return { columns: reader.columnNames(), rows: rows.slice(0, rowCap), truncated: rows.length > rowCap };
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`The query failed: ${firstLines(error)}`);
+    throw new UsageError(`The query failed: ${oneLineError(error)}`);
   }
 }

@@ -85,7 +85,7 @@ function normalize(value: unknown, type: DuckDBType): unknown {
  * DuckDB's message on one line: its lines (error, hints, `LINE 1: …`) joined by spaces, the caret line
  * (which only points into the line above) left out. The words themselves are DuckDB's, unchanged.
  */
-function oneLineError(error: unknown): string {
+export function oneLineError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   // A streamed run splits the SQL first; the splitter's prefix is ours to drop, DuckDB's words stay.
   return message
