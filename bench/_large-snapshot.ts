@@ -34,11 +34,17 @@ export async function readHighWaterMarkKb(pid: number): Promise<number | null> {
   }
 }
 
-/** Runs the CLI in a child process; returns wall time, peak RSS and stdout. */
-export async function runCli(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ wallMs: number; peakRssKb: number | null; stdout: string }> {
+/** A finished CLI child process: exit code, output, wall time and peak RSS (VmHWM). */
+export interface MeasuredRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+  peakRssKb: number | null;
+}
+
+/** Runs the built CLI in a child process, sampling its peak RSS; never throws on the exit code. */
+export async function runCliMeasured(args: string[], env: Record<string, string> = {}): Promise<MeasuredRun> {
   const started = performance.now();
   const child = spawn(process.execPath, [CLI, ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', ...env },
@@ -49,6 +55,7 @@ export async function runCli(
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   let peakRssKb: number | null = null;
+  // VmHWM only grows; sampling often enough catches the last value before the process exits.
   const sample = (): void => {
     if (child.pid === undefined) return;
     void readHighWaterMarkKb(child.pid).then((kb) => {
@@ -56,9 +63,17 @@ export async function runCli(
     });
   };
   const sampler = setInterval(sample, 25);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
   clearInterval(sampler);
-  const wallMs = performance.now() - started;
+  return { code, stdout, stderr, wallMs: performance.now() - started, peakRssKb };
+}
+
+/** Runs the CLI in a child process; returns wall time, peak RSS and stdout (exit 0 or 3, else throws). */
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ wallMs: number; peakRssKb: number | null; stdout: string }> {
+  const { code, stdout, stderr, wallMs, peakRssKb } = await runCliMeasured(args, env);
   if (code !== 0 && code !== 3) throw new Error(`airt-report ${args[0]} exited with ${code}:\n${stderr}`);
   return { wallMs, peakRssKb, stdout };
 }

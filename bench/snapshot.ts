@@ -12,13 +12,12 @@
  * dist/, built first), so the figures are the CLI's own. Prints one JSON line per figure.
  */
 import { spawn } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator, type SimulatorOptions } from '../src/simulator/index.js';
-import { buildCli, CLI } from './_large-snapshot.js';
+import { buildCli, runCliMeasured } from './_large-snapshot.js';
 import { startReplayServer } from './_replay-server.js';
 import type { Manifest } from '../src/snapshot/manifest.js';
 
@@ -34,16 +33,6 @@ interface ChildRun {
   stderr: string;
 }
 
-async function readHighWaterMarkKb(pid: number): Promise<number | null> {
-  try {
-    const status = await readFile(`/proc/${pid}/status`, 'utf8');
-    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(status);
-    return match ? Number(match[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
 interface Target {
   url: string;
   org: string;
@@ -52,40 +41,15 @@ interface Target {
 
 /** The real CLI's `snapshot` in a child process against `target`, with its peak RSS sampled. */
 async function runCli(target: Target, out: string, extra: string[] = []): Promise<ChildRun> {
-  const started = performance.now();
-  const child = spawn(
-    process.execPath,
+  const run = await runCliMeasured(
     [
-      CLI,
       'snapshot',
       ...['--base-url', target.url, '--org', target.org, '--workspace', target.workspace],
       ...['--out', out, '--quiet', ...extra],
     ],
-    {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', AIRT_TOKEN: TOKEN },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    { AIRT_TOKEN: TOKEN },
   );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  let peakRssKb: number | null = null;
-  // VmHWM only grows; sampling often enough catches the last value before the process exits.
-  const sampler = setInterval(() => {
-    void readHighWaterMarkKb(child.pid!).then((kb) => {
-      if (kb !== null) peakRssKb = Math.max(peakRssKb ?? 0, kb);
-    });
-  }, 100);
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  clearInterval(sampler);
-  return {
-    code,
-    dir: stdout.trim().split('\n').at(-1) ?? '',
-    wallMs: performance.now() - started,
-    peakRssKb,
-    stderr,
-  };
+  return { ...run, dir: run.stdout.trim().split('\n').at(-1) ?? '' };
 }
 
 /** A snapshot of a simulator started for it (in this process) with `simulator`'s options. */
