@@ -13,10 +13,10 @@ import { buildModel } from '../../src/report/build-model.js';
 import type { ComplianceModel } from '../../src/report/model.js';
 import { renderHtml, renderMarkdown } from '../../src/report/render.js';
 import { startSimulator } from '../../src/simulator/index.js';
-import { takeSnapshot } from '../../src/snapshot/take-snapshot.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
+import { snapshotSimulator } from '../helpers/simulator-snapshot.js';
 
 const TAG_FIELDS: Record<string, string> = {
   owasp_categories: 'owasp_llm',
@@ -39,11 +39,7 @@ beforeAll(async () => {
   });
   try {
     project = sim.projectKeys[0] ?? '';
-    const snapshot = await takeSnapshot({
-      baseUrl: sim.url,
-      org: sim.org,
-      workspace: sim.workspace,
-      token: sim.token,
+    const snapshot = await snapshotSimulator(sim, {
       out: path.join(dir, 'snapshots'),
       projects: [project],
       trialsLimit: 5,

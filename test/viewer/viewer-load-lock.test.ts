@@ -9,11 +9,11 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
-import { takeSnapshot } from '../../src/snapshot/take-snapshot.js';
 import { startViewer, type RunningViewer } from '../../src/viewer/server.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
+import { snapshotSimulator } from '../helpers/simulator-snapshot.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let dir: string;
@@ -31,11 +31,7 @@ beforeAll(async () => {
       scale: { assessmentsPerProject: 1, attacksPerAssessment: 2, trialsPerAttack: 2, evaluationJobs: 1 },
     });
     try {
-      const snapshot = await takeSnapshot({
-        baseUrl: sim.url,
-        org: sim.org,
-        workspace: sim.workspace,
-        token: sim.token,
+      const snapshot = await snapshotSimulator(sim, {
         out: path.join(dir, 'snapshots'),
         projects: sim.truth.projects().map((p) => p.key),
       });

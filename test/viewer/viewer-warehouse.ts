@@ -8,10 +8,10 @@
 import path from 'node:path';
 import { createApiClient } from '../../src/api/client.js';
 import { startSimulator } from '../../src/simulator/index.js';
-import { takeSnapshot } from '../../src/snapshot/take-snapshot.js';
 import { triageFinding } from '../../src/triage/triage-finding.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
+import { snapshotSimulator } from '../helpers/simulator-snapshot.js';
 
 export interface ViewerWarehouse {
   dir: string;
@@ -53,11 +53,7 @@ export async function buildViewerWarehouse(): Promise<ViewerWarehouse> {
           await client.close();
         }
       }
-      const snapshot = await takeSnapshot({
-        baseUrl: sim.url,
-        org: sim.org,
-        workspace: sim.workspace,
-        token: sim.token,
+      const snapshot = await snapshotSimulator(sim, {
         out: path.join(dir, 'snapshots'),
         projects: sim.truth.projects().map((p) => p.key),
         ...(epoch === 1 ? { journal } : {}),
