@@ -15,6 +15,7 @@ import { inTransaction, scalarNumber } from './db.js';
 import { sqlType, TABLES, type ColumnDef, type TableDef } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
 import { MIGRATION_V8 } from './migration-v8.js';
+import { VERIFIED_FILES } from './verified-files.js';
 import { knownViewNames, viewStatements } from './views.js';
 
 interface Migration {
@@ -136,6 +137,15 @@ const MIGRATIONS: readonly Migration[] = [
       'metric_consistency and metric_project_figures read each metric view once (planning took ~0.6 s a query); tables unchanged, views recreated',
     statements: () => [],
   },
+  {
+    version: 10,
+    description:
+      'verified_files: digests this warehouse computed by file identity, so a load need not hash an untouched file again',
+    statements: () => [
+      `CREATE TABLE IF NOT EXISTS verified_files (dev VARCHAR, ino VARCHAR, size VARCHAR, mtime_ns VARCHAR,
+        ctime_ns VARCHAR, sha256 VARCHAR, bytes BIGINT)`,
+    ],
+  },
 ];
 
 /** The warehouse schema version this release creates and reads. */
@@ -177,7 +187,9 @@ export async function ensureSchema(
   await inTransaction(conn, async () => {
     if (found === null || found === 0) {
       await conn.run(VERSION_TABLE);
-      for (const statement of [...TABLES.map(createTableSql), ...viewStatements()]) await conn.run(statement);
+      // verified_files is internal bookkeeping, outside the table contract (TABLES).
+      for (const table of [...TABLES, VERIFIED_FILES]) await conn.run(createTableSql(table));
+      for (const statement of viewStatements()) await conn.run(statement);
       await record(SCHEMA_VERSION, `created at version ${SCHEMA_VERSION}`);
       return;
     }

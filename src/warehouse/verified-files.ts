@@ -10,8 +10,8 @@
  * files, which moves their ctime too: such a file is hashed again by the next load (the first load of
  * a new name costs a read, once). `verify` never uses these rows.
  *
- * Not part of the table contract (schema.ts): internal bookkeeping, created by the first load that
- * records a row, never exported, one row per inode (a newer identity of the inode replaces the older).
+ * Not part of the table contract (schema.ts): internal bookkeeping, created with the schema (version
+ * 10), never exported, one row per inode (a newer identity of the inode replaces the older).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { identityKey, type FileIdentity } from '../snapshot/file-identity.js';
@@ -21,7 +21,7 @@ import { appendRows } from './db.js';
 import { ctx, type TableDef } from './schema-core.js';
 import { quoteLiteral } from './sql.js';
 
-const VERIFIED_FILES: TableDef = {
+export const VERIFIED_FILES: TableDef = {
   name: 'verified_files',
   doc: 'Internal: sha256 of files this warehouse hashed while verifying, by file identity.',
   scope: 'content',
@@ -36,29 +36,21 @@ const VERIFIED_FILES: TableDef = {
   ],
 };
 
-const CREATE = `CREATE TABLE IF NOT EXISTS verified_files (dev VARCHAR, ino VARCHAR, size VARCHAR,
-  mtime_ns VARCHAR, ctime_ns VARCHAR, sha256 VARCHAR, bytes BIGINT)`;
-
 /** The recorded digests (none when no load recorded any yet). */
 export async function readKnownDigests(conn: DuckDBConnection): Promise<KnownDigests> {
   const digests = new Map<string, FileDigest>();
-  const exists = await conn.runAndReadAll(
-    "SELECT 1 FROM duckdb_tables() WHERE table_name = 'verified_files' AND schema_name = 'main'",
+  const reader = await conn.runAndReadAll(
+    'SELECT dev, ino, size, mtime_ns, ctime_ns, sha256, bytes FROM verified_files',
   );
-  if (exists.getRows().length > 0) {
-    const reader = await conn.runAndReadAll(
-      'SELECT dev, ino, size, mtime_ns, ctime_ns, sha256, bytes FROM verified_files',
-    );
-    for (const [dev, ino, size, mtimeNs, ctimeNs, sha256, bytes] of reader.getRows()) {
-      const identity: FileIdentity = {
-        dev: String(dev),
-        ino: String(ino),
-        size: String(size),
-        mtimeNs: String(mtimeNs),
-        ctimeNs: String(ctimeNs),
-      };
-      digests.set(identityKey(identity), { sha256: String(sha256), bytes: Number(bytes) });
-    }
+  for (const [dev, ino, size, mtimeNs, ctimeNs, sha256, bytes] of reader.getRows()) {
+    const identity: FileIdentity = {
+      dev: String(dev),
+      ino: String(ino),
+      size: String(size),
+      mtimeNs: String(mtimeNs),
+      ctimeNs: String(ctimeNs),
+    };
+    digests.set(identityKey(identity), { sha256: String(sha256), bytes: Number(bytes) });
   }
   return { get: (identity) => digests.get(identityKey(identity)) };
 }
@@ -66,7 +58,6 @@ export async function readKnownDigests(conn: DuckDBConnection): Promise<KnownDig
 /** Records `hashed` within the caller's transaction, replacing earlier rows of the same inodes. */
 export async function recordVerified(conn: DuckDBConnection, hashed: readonly HashedFile[]): Promise<void> {
   if (hashed.length === 0) return;
-  await conn.run(CREATE);
   // Several paths of one snapshot can name one inode (identical bodies linked): one row each.
   const byInode = new Map(hashed.map((h) => [`${h.identity.dev}:${h.identity.ino}`, h]));
   const inodes = [...byInode.keys()].map(quoteLiteral).join(', ');
