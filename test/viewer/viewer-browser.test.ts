@@ -30,9 +30,13 @@ describe.runIf(available)('the viewer in headless Chromium', () => {
     const warehouse = await buildViewerWarehouse();
     const wh = await openWarehouse(warehouse.db, { readOnly: true });
     try {
+      // A finding the viewer has a page for (metric_findings: runs of analyzed assessments), of the newest
+      // snapshot; a run of a still-running assessment has none (the two snapshots may share a second,
+      // so snapshot-id order alone could pick either).
       const reader = await wh.conn.runAndReadAll(`SELECT t.snapshot_id, r.attack_run_id FROM trials t
         JOIN attack_runs r USING (snapshot_id, assessment_id, attack_name, goal)
-        WHERE t.candidate LIKE '%<script>%' OR t.response LIKE '%<script>%' OR t.candidate LIKE '%alert(%'
+        JOIN latest_metric_findings f USING (snapshot_id, attack_run_id)
+        WHERE (t.candidate LIKE '%<script>%' OR t.response LIKE '%<script>%' OR t.candidate LIKE '%alert(%')
         ORDER BY 1 DESC, 2 LIMIT 1`);
       const [snapshot, run] = (reader.getRowsJS()[0] ?? []) as string[];
       hostileFinding = `/finding?snapshot=${encodeURIComponent(String(snapshot))}&run=${encodeURIComponent(String(run))}`;
