@@ -28,7 +28,13 @@ import { mapLikeTwin, recordInputs, snapshotInputsKey, snapshotWithInputs } from
 import { isPlainObject, RowCollector, warningRows } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
 import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
-import { contentIdentity, filesToRead, snapshotTrialCounts, storedContents } from './trial-content.js';
+import {
+  contentIdentity,
+  filesToRead,
+  manifestVouches,
+  snapshotTrialCounts,
+  storedContents,
+} from './trial-content.js';
 import {
   loadTrialFiles,
   stageTrials,
@@ -129,12 +135,7 @@ export class SnapshotLoad {
 
   /** Read with the trial loader's fast path: verified, and the manifest vouches for its content. */
   private isVouched(file: ManifestFile): boolean {
-    return (
-      this.verifiedFiles.has(file.path) &&
-      file.issues_total === 0 &&
-      file.unknown_keys.length === 0 &&
-      file.records !== null
-    );
+    return this.verifiedFiles.has(file.path) && manifestVouches(file);
   }
 
   /**
