@@ -11,7 +11,9 @@
  *   manifest trial files ─▶ content key each ─▶ known in trial_content_files? ─▶ reuse (no read)
  *                                                        └ no ─▶ first file of that key ─▶ read
  */
+import { existsSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { openWarehouse, type Warehouse } from './db.js';
 import type { ManifestFile } from '../snapshot/manifest.js';
 
 export type ReadPathKind = 'vouched' | 'strict' | 'unverified';
@@ -52,6 +54,27 @@ export async function heldTrialFiles(
     contentIdentity(f, manifest.snapshot_id, true, manifestVouches(f)).contentKey;
   const stored = await storedContents(conn, trials.map(keyOf));
   return new Set(trials.filter((f) => stored.has(keyOf(f))).map((f) => f.path));
+}
+
+/**
+ * heldTrialFiles() for a caller without a connection (a scheduled run's verify step, before its load):
+ * opens the database read-only for the lookup. Empty when there is no database yet, or it cannot be
+ * read now (a writer holds it, an older schema): then every file is hashed, as without it.
+ */
+export async function heldTrialFilesIn(
+  dbPath: string,
+  manifest: { snapshot_id: string; files: readonly ManifestFile[] },
+): Promise<Set<string>> {
+  if (!existsSync(dbPath)) return new Set();
+  let warehouse: Warehouse | undefined;
+  try {
+    warehouse = await openWarehouse(dbPath, { readOnly: true });
+    return await heldTrialFiles(warehouse.conn, manifest);
+  } catch {
+    return new Set();
+  } finally {
+    warehouse?.close();
+  }
 }
 
 /** The content identity of a manifest trial file (see the module comment). */
