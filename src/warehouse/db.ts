@@ -77,6 +77,7 @@ export async function inTransaction<T>(conn: DuckDBConnection, work: () => Promi
   } catch (error) {
     // A failed COMMIT has already ended the transaction: the error to report is the original one.
     await conn.run('ROLLBACK').catch(() => undefined);
+    await restoreThreads(conn).catch(() => undefined);
     throw error;
   }
 }
@@ -132,6 +133,50 @@ export async function appendRows(
   } finally {
     appender.closeSync();
   }
+}
+
+/**
+ * Runs one memory-heavy step of a load (`work`, a statement or a few) on a single DuckDB thread, then
+ * hands the memory it freed back to the operating system.
+ *
+ * One thread: each DuckDB thread that parses JSON holds its input and parse state (about 80 MB for a
+ * 7 MB trial file read whole), none of which can spill to disk. Giving memory back: DuckDB frees a
+ * statement's working memory, but the C allocator keeps it resident until DuckDB trims it, which it
+ * does when its thread pool is set up again (SET threads). Measured on the million-trial snapshot: one
+ * strict-path statement over a 7 MB file left ~100 MB resident after it ended; setting the thread
+ * count released it. The instance-wide setting is restored after `work`; while loading, the
+ * warehouse's instance serves only the loading connection.
+ *
+ * When `work` fails inside a transaction DuckDB refuses every statement until ROLLBACK: inTransaction()
+ * restores the thread count after its ROLLBACK, and `work`'s error is the one reported.
+ */
+export async function onOneThread<T>(conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  const before = await scalarNumber(conn, "SELECT current_setting('threads')");
+  if (before > 1) {
+    await conn.run('SET threads = 1');
+    reducedThreads.set(conn, before);
+  }
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await restoreThreads(conn).catch(() => undefined);
+    throw error;
+  }
+  if (before > 1) await restoreThreads(conn);
+  // Already on one thread: set the pool up twice, only to release the memory.
+  else await conn.run('SET threads = 2').then(() => conn.run('SET threads = 1'));
+  return result;
+}
+
+/** The thread count onOneThread() lowered, per connection, until restored. */
+const reducedThreads = new WeakMap<DuckDBConnection, number>();
+
+async function restoreThreads(conn: DuckDBConnection): Promise<void> {
+  const before = reducedThreads.get(conn);
+  if (before === undefined) return;
+  await conn.run(`SET threads = ${before}`);
+  reducedThreads.delete(conn);
 }
 
 /** First column of the first row, as a number (counts). */

@@ -20,7 +20,8 @@
  */
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { CliError } from '../errors.js';
+import { CliError, WordedError } from '../errors.js';
+import { onOneThread } from './db.js';
 import { malformedFileError } from './json-file.js';
 import { quoteLiteral } from './sql.js';
 import type { ContentIdentity, StoredAlteredValue } from './trial-content.js';
@@ -63,8 +64,18 @@ const MAX_OBJECT_BYTES = 32 * 1024 * 1024;
  * staged object by object, so memory stays bounded whatever one assessment holds.
  */
 export const WHOLE_FILE_MAX_BYTES = 15 * 1024 * 1024;
-/** read_json's limit for whole files: above the largest one. */
-const WHOLE_FILE_OBJECT_BYTES = 16 * 1024 * 1024;
+const MIB = 1024 * 1024;
+
+/**
+ * read_json's maximum_object_size for a statement reading `files` whole: a little above the largest
+ * (whole MiB), never above what WHOLE_FILE_MAX_BYTES needs. DuckDB's read buffers are twice this per
+ * reading thread and cannot spill: sizing it from the files read, not from the biggest file that
+ * could be read whole, left 16 MB more of the memory limit to the rest of the load (7 MB files).
+ */
+export function wholeReadObjectBytes(files: readonly Pick<TrialFile, 'bytes'>[]): number {
+  const largest = files.reduce((max, f) => Math.max(max, f.bytes), 0);
+  return Math.min(Math.ceil(largest / MIB) * MIB + MIB, Math.ceil(WHOLE_FILE_MAX_BYTES / MIB) * MIB + MIB);
+}
 
 /**
  * Whole files per statement. Each INSERT statement in the transaction costs a lot beyond its rows (on
@@ -133,10 +144,31 @@ async function reading(files: StagedFiles, work: () => Promise<unknown>): Promis
 }
 
 /**
+ * Reading or writing trials needed more memory than the load's memory limit (DuckDB spills what it
+ * can to disk; a file being parsed cannot be). The load is rolled back.
+ */
+export class LoadMemoryError extends WordedError {
+  override readonly name = 'LoadMemoryError';
+  constructor(dir: string, duckdbMessage: string) {
+    // DuckDB's own words: the allocation refused and the memory in use against the limit.
+    const detail = /failed to allocate[^\n]*/i.exec(duckdbMessage)?.[0] ?? duckdbMessage.split('\n')[0] ?? '';
+    super(
+      (name) =>
+        `Loading the trials of ${dir} needs more memory than the load's memory limit (DuckDB: ${detail}). Nothing was loaded; raise the limit with ${name('memoryLimit')}.`,
+    );
+  }
+}
+
+const isOutOfMemory = (message: string): boolean => /^Out of Memory Error/i.test(message);
+
+/**
  * The error to report for a failed stage or load of trial files: names the file DuckDB choked on (and,
- * for malformed JSON, the position). Any other error is returned as it is. `dir`: the snapshot's.
+ * for malformed JSON, the position), or says the memory limit was too low. Any other error is
+ * returned as it is. `dir`: the snapshot's.
  */
 export async function trialReadFailure(error: unknown, dir: string): Promise<unknown> {
+  const message = error instanceof TrialReadError ? error.duckdbMessage : error instanceof Error ? error.message : '';
+  if (isOutOfMemory(message)) return new LoadMemoryError(dir, message);
   if (!(error instanceof TrialReadError)) return error;
   // DuckDB names the file it choked on; batches hold several files.
   const named = /file "([^"]+)"/.exec(error.duckdbMessage)?.[1];
@@ -171,8 +203,10 @@ export async function stageTrials(conn: DuckDBConnection, files: StagedFiles): P
       FROM read_json(${fileList(batch)}, format = 'array', records = true, columns = ${READ_COLUMNS},
         maximum_object_size = ${MAX_OBJECT_BYTES})`;
     await reading(batch, () =>
-      conn.run(
-        i === 0 ? `CREATE OR REPLACE TEMP TABLE trial_stage AS ${scan}` : `INSERT INTO trial_stage ${scan}`,
+      onOneThread(conn, () =>
+        conn.run(
+          i === 0 ? `CREATE OR REPLACE TEMP TABLE trial_stage AS ${scan}` : `INSERT INTO trial_stage ${scan}`,
+        ),
       ),
     );
   }
@@ -180,9 +214,11 @@ export async function stageTrials(conn: DuckDBConnection, files: StagedFiles): P
   for (const file of files.filter((f) => readPath(f) === 'strict')) {
     // One file at a time: a malformed one is named precisely, and rowid is the position in the file.
     const read = `read_json_objects(${fileList([file])}, format = 'array', maximum_object_size = ${MAX_OBJECT_BYTES})`;
-    await reading([file], () => conn.run(`CREATE OR REPLACE TEMP TABLE trial_raw AS SELECT * FROM ${read}`));
+    await reading([file], () =>
+      onOneThread(conn, () => conn.run(`CREATE OR REPLACE TEMP TABLE trial_raw AS SELECT * FROM ${read}`)),
+    );
     const into = strictStaged ? 'INSERT INTO trial_strict' : 'CREATE OR REPLACE TEMP TABLE trial_strict AS';
-    await conn.run(`${into} ${strictFieldsSelect(file.fileNo)}`);
+    await onOneThread(conn, () => conn.run(`${into} ${strictFieldsSelect(file.fileNo)}`));
     await conn.run('DROP TABLE trial_raw');
     strictStaged = true;
   }
@@ -209,10 +245,17 @@ export async function loadTrialFiles(
   await writeFileTable(conn, files);
   let done = 0;
   const step = async (count: number, sql: string): Promise<void> => {
-    await conn.run(sql);
+    await onOneThread(conn, () => conn.run(sql));
     done += count;
     onBatch(done, files.length);
   };
+  // Strict files first: their statement's working memory (JSON functions over whole trials, ~100 MB
+  // for a 7 MB file, outside DuckDB's memory limit) then comes on top of a nearly empty buffer pool
+  // instead of one the whole files' rows filled up to the limit. Ordinals do not depend on the order.
+  const strict = files.filter((f) => readPath(f) === 'strict').length;
+  if (strict > 0) await step(strict, strictTrialsInsert());
+  const staged = files.filter((f) => readPath(f) === 'staged').length;
+  if (staged > 0) await step(staged, fastTrialsInsert(STAGED_ROWS));
   for (const batch of batches(
     files.filter((f) => readPath(f) === 'whole'),
     WHOLE_BATCH_FILES,
@@ -220,16 +263,12 @@ export async function loadTrialFiles(
     const rows = wholeFileRows(
       batch.map((f) => f.path),
       batch.map((f) => f.fileNo),
-      WHOLE_FILE_OBJECT_BYTES,
+      wholeReadObjectBytes(batch),
     );
     await reading(batch, () => step(batch.length, fastTrialsInsert(rows)));
   }
-  const staged = files.filter((f) => readPath(f) === 'staged').length;
-  if (staged > 0) await step(staged, fastTrialsInsert(STAGED_ROWS));
-  const strict = files.filter((f) => readPath(f) === 'strict').length;
-  if (strict > 0) await step(strict, strictTrialsInsert());
   await checkStagedOrdinals(conn, files);
-  await conn.run(RECORD_CONTENTS);
+  await onOneThread(conn, () => conn.run(RECORD_CONTENTS));
   await conn.run('DROP TABLE trial_files');
 }
 
