@@ -67,7 +67,43 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
   };
 }
 
-/** Runs `work` inside BEGIN … COMMIT; any error rolls back, leaving the database as it was. */
+/**
+ * DuckDB's error when a statement needed more than the instance's memory_limit: an Out of Memory
+ * Error, or (from an appender) "Failed to append: " and the allocation it could not make.
+ */
+const OUT_OF_MEMORY =
+  /^(?:Error: )?(?:Out of Memory Error: |Failed to append: (?=could not allocate|failed to allocate|failed to pin))/i;
+
+/** True for DuckDB's error when a statement needed more than the instance's memory_limit. */
+export function isOutOfMemory(error: unknown): boolean {
+  return error instanceof Error && OUT_OF_MEMORY.test(error.message);
+}
+
+/** DuckDB's words for an out-of-memory error, on one line: what it could not allocate, of how much. */
+export function outOfMemoryDetail(message: string): string {
+  return (message.replace(OUT_OF_MEMORY, '').split('\n')[0] ?? '').trim();
+}
+
+/**
+ * A statement needed more memory than the DuckDB memory limit allows (DuckDB spills what it can to
+ * disk; some working memory cannot be). The transaction was rolled back.
+ */
+export class MemoryLimitError extends WordedError {
+  override readonly name = 'MemoryLimitError';
+  constructor(duckdbMessage: string, options?: { cause?: unknown }) {
+    super(
+      (name) =>
+        `DuckDB needed more memory than its memory limit allows (${outOfMemoryDetail(duckdbMessage)}). Nothing was changed; raise the limit with ${name('memoryLimit')}.`,
+      1,
+      options,
+    );
+  }
+}
+
+/**
+ * Runs `work` inside BEGIN … COMMIT; any error rolls back, leaving the database as it was. DuckDB's
+ * out-of-memory error becomes a MemoryLimitError.
+ */
 export async function inTransaction<T>(conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
   await conn.run('BEGIN TRANSACTION');
   try {
@@ -78,6 +114,7 @@ export async function inTransaction<T>(conn: DuckDBConnection, work: () => Promi
     // A failed COMMIT has already ended the transaction: the error to report is the original one.
     await conn.run('ROLLBACK').catch(() => undefined);
     await restoreThreads(conn).catch(() => undefined);
+    if (isOutOfMemory(error)) throw new MemoryLimitError((error as Error).message, { cause: error });
     throw error;
   }
 }
@@ -130,9 +167,16 @@ export async function appendRows(
       appender.endRow();
     }
     appender.flushSync();
-  } finally {
-    appender.closeSync();
+  } catch (error) {
+    // Closing a failed appender fails too ("transaction is aborted"): the first error is the cause.
+    try {
+      appender.closeSync();
+    } catch {
+      // reported below
+    }
+    throw error;
   }
+  appender.closeSync();
 }
 
 /**

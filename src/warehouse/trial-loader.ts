@@ -21,7 +21,7 @@
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError, WordedError } from '../errors.js';
-import { onOneThread } from './db.js';
+import { isOutOfMemory, onOneThread, outOfMemoryDetail } from './db.js';
 import { malformedFileError } from './json-file.js';
 import { quoteLiteral } from './sql.js';
 import type { ContentIdentity, StoredAlteredValue } from './trial-content.js';
@@ -150,16 +150,12 @@ async function reading(files: StagedFiles, work: () => Promise<unknown>): Promis
 export class LoadMemoryError extends WordedError {
   override readonly name = 'LoadMemoryError';
   constructor(dir: string, duckdbMessage: string) {
-    // DuckDB's own words: the allocation refused and the memory in use against the limit.
-    const detail = /failed to allocate[^\n]*/i.exec(duckdbMessage)?.[0] ?? duckdbMessage.split('\n')[0] ?? '';
     super(
       (name) =>
-        `Loading the trials of ${dir} needs more memory than the load's memory limit (DuckDB: ${detail}). Nothing was loaded; raise the limit with ${name('memoryLimit')}.`,
+        `Loading the trials of ${dir} needs more memory than the load's memory limit (DuckDB: ${outOfMemoryDetail(duckdbMessage)}). Nothing was loaded; raise the limit with ${name('memoryLimit')}.`,
     );
   }
 }
-
-const isOutOfMemory = (message: string): boolean => /^Out of Memory Error/i.test(message);
 
 /**
  * The error to report for a failed stage or load of trial files: names the file DuckDB choked on (and,
@@ -167,8 +163,8 @@ const isOutOfMemory = (message: string): boolean => /^Out of Memory Error/i.test
  * returned as it is. `dir`: the snapshot's.
  */
 export async function trialReadFailure(error: unknown, dir: string): Promise<unknown> {
-  const message = error instanceof TrialReadError ? error.duckdbMessage : error instanceof Error ? error.message : '';
-  if (isOutOfMemory(message)) return new LoadMemoryError(dir, message);
+  const duckdbError = error instanceof TrialReadError ? new Error(error.duckdbMessage) : error;
+  if (isOutOfMemory(duckdbError)) return new LoadMemoryError(dir, (duckdbError as Error).message);
   if (!(error instanceof TrialReadError)) return error;
   // DuckDB names the file it choked on; batches hold several files.
   const named = /file "([^"]+)"/.exec(error.duckdbMessage)?.[1];
