@@ -18,6 +18,7 @@
  * stage at all: the ordinal of a trial is its index in its file's array, and a file's parse and its
  * rows' write run in one parallel pipeline (on the million-trial snapshot, 2 s less than staging).
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError, WordedError } from '../errors.js';
@@ -66,15 +67,18 @@ const MAX_OBJECT_BYTES = 32 * 1024 * 1024;
 export const WHOLE_FILE_MAX_BYTES = 15 * 1024 * 1024;
 const MIB = 1024 * 1024;
 
+/** read_json's largest object when reading files whole: enough for the biggest file read whole. */
+const WHOLE_FILE_OBJECT_CAP = Math.ceil(WHOLE_FILE_MAX_BYTES / MIB) * MIB + MIB;
+
 /**
- * read_json's maximum_object_size for a statement reading `files` whole: a little above the largest
- * (whole MiB), never above what WHOLE_FILE_MAX_BYTES needs. DuckDB's read buffers are twice this per
- * reading thread and cannot spill: sizing it from the files read, not from the biggest file that
- * could be read whole, left 16 MB more of the memory limit to the rest of the load (7 MB files).
+ * read_json's maximum_object_size for a statement reading `files`: a whole MiB above the largest (no
+ * object is bigger than its file), at most `cap`. DuckDB's read buffers are twice this per reading
+ * thread and cannot spill: sized from the files read instead of the biggest object allowed, the
+ * million-trial snapshot's 7 MB files take 8 MB, not 16 (whole) or 32 (strict).
  */
-export function wholeReadObjectBytes(files: readonly Pick<TrialFile, 'bytes'>[]): number {
+export function readObjectBytes(files: readonly Pick<TrialFile, 'bytes'>[], cap: number): number {
   const largest = files.reduce((max, f) => Math.max(max, f.bytes), 0);
-  return Math.min(Math.ceil(largest / MIB) * MIB + MIB, Math.ceil(WHOLE_FILE_MAX_BYTES / MIB) * MIB + MIB);
+  return Math.min(Math.ceil(largest / MIB) * MIB + MIB, cap);
 }
 
 /**
@@ -97,6 +101,34 @@ type ReadPath = 'whole' | 'staged' | 'strict';
 function readPath(file: StagedFiles[number]): ReadPath {
   if (!file.vouched) return 'strict';
   return file.bytes <= WHOLE_FILE_MAX_BYTES ? 'whole' : 'staged';
+}
+
+/**
+ * Strict-path trial bytes per INSERT: its working memory (JSON functions over whole trials, the hash
+ * tables of their tool calls and parts) grows with the trials it reads. Two 6 MB strict files in one
+ * statement needed a 192 MB memory limit on the million-trial snapshot; one at a time, less.
+ */
+const STRICT_BATCH_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Consecutive runs of `items` of at most `maxBytes` together; an item bigger than that alone. Order
+ * is kept (never empty batches).
+ */
+export function byteBatches<T extends { bytes: number }>(items: readonly T[], maxBytes: number): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  let size = 0;
+  for (const item of items) {
+    if (current.length > 0 && size + item.bytes > maxBytes) {
+      out.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(item);
+    size += item.bytes;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
 }
 
 function batches<T>(items: readonly T[], size: number): T[][] {
@@ -209,7 +241,12 @@ export async function stageTrials(conn: DuckDBConnection, files: StagedFiles): P
   let strictStaged = false;
   for (const file of files.filter((f) => readPath(f) === 'strict')) {
     // One file at a time: a malformed one is named precisely, and rowid is the position in the file.
-    const read = `read_json_objects(${fileList([file])}, format = 'array', maximum_object_size = ${MAX_OBJECT_BYTES})`;
+    // Its size on disk: a file that is not vouched for may differ from its manifest entry.
+    const onDisk = await stat(file.path).then(
+      (info) => ({ bytes: info.size }),
+      () => ({ bytes: MAX_OBJECT_BYTES }),
+    );
+    const read = `read_json_objects(${fileList([file])}, format = 'array', maximum_object_size = ${readObjectBytes([onDisk], MAX_OBJECT_BYTES)})`;
     await reading([file], () =>
       onOneThread(conn, () => conn.run(`CREATE OR REPLACE TEMP TABLE trial_raw AS SELECT * FROM ${read}`)),
     );
@@ -248,8 +285,11 @@ export async function loadTrialFiles(
   // Strict files first: their statement's working memory (JSON functions over whole trials, ~100 MB
   // for a 7 MB file, outside DuckDB's memory limit) then comes on top of a nearly empty buffer pool
   // instead of one the whole files' rows filled up to the limit. Ordinals do not depend on the order.
-  const strict = files.filter((f) => readPath(f) === 'strict').length;
-  if (strict > 0) await step(strict, strictTrialsInsert());
+  for (const batch of byteBatches(
+    files.filter((f) => readPath(f) === 'strict'),
+    STRICT_BATCH_BYTES,
+  ))
+    await step(batch.length, strictTrialsInsert(batch.map((f) => f.fileNo)));
   const staged = files.filter((f) => readPath(f) === 'staged').length;
   if (staged > 0) await step(staged, fastTrialsInsert(STAGED_ROWS));
   for (const batch of batches(
@@ -259,7 +299,7 @@ export async function loadTrialFiles(
     const rows = wholeFileRows(
       batch.map((f) => f.path),
       batch.map((f) => f.fileNo),
-      wholeReadObjectBytes(batch),
+      readObjectBytes(batch, WHOLE_FILE_OBJECT_CAP),
     );
     await reading(batch, () => step(batch.length, fastTrialsInsert(rows)));
   }

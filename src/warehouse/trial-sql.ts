@@ -167,13 +167,20 @@ function typedFields(alias: string, columns: readonly { key: string; type: Colum
   });
 }
 
+/** `s.file_no IN (…)`: the strict stage rows of one statement's files. */
+const ofFiles = (fileNos: readonly number[]): string => `s.file_no IN (${fileNos.join(', ')})`;
+
 /** The elements of a nested array of each strict trial: (file_no, ordinal, i, fields projection). */
-function strictElements(key: (typeof NESTED_KEYS)[number], keys: readonly string[]): string {
+function strictElements(
+  key: (typeof NESTED_KEYS)[number],
+  keys: readonly string[],
+  fileNos: readonly number[],
+): string {
   const acc = nestedField(key);
   return `SELECT x.file_no, x.ordinal, x.i, ${fieldsProjection('x.e', keys)} FROM (
     SELECT s.file_no, s.ordinal, unnest(range(CAST(json_array_length(${acc}) AS BIGINT))) AS i,
       unnest(json_extract(${acc}, '$[*]')) AS e
-    FROM trial_strict s WHERE json_type(${acc}) = 'ARRAY') x`;
+    FROM trial_strict s WHERE ${ofFiles(fileNos)} AND json_type(${acc}) = 'ARRAY') x`;
 }
 
 /**
@@ -188,7 +195,7 @@ function strictList(elements: string, fields: Record<string, string>, type: Colu
     FROM (${elements}) u GROUP BY u.file_no, u.ordinal`;
 }
 
-function strictToolCallLists(): string {
+function strictToolCallLists(fileNos: readonly number[]): string {
   const typed = typedFields(
     'u',
     TOOL_CALL_KEYS.map((key) => ({ key, type: 'VARCHAR' as const })),
@@ -198,10 +205,10 @@ function strictToolCallLists(): string {
     'u',
     typed.map((t) => t.mismatch),
   );
-  return strictList(strictElements('tool_calls', TOOL_CALL_KEYS), fields, 'TOOL_CALL[]');
+  return strictList(strictElements('tool_calls', TOOL_CALL_KEYS, fileNos), fields, 'TOOL_CALL[]');
 }
 
-function strictPartLists(role: Role): string {
+function strictPartLists(role: Role, fileNos: readonly number[]): string {
   const keys = [...PART_TEXT_KEYS, 'source'];
   const typed = typedFields(
     'u',
@@ -223,11 +230,15 @@ function strictPartLists(role: Role): string {
     variant: value.variant ?? 'NULL',
     extra: fieldsExtra('u', [...typed.map((t) => t.mismatch), ['source', sourceOdd, source] as const]),
   };
-  return strictList(strictElements(`${role}_parts`, keys), fields, 'MESSAGE_PART[]');
+  return strictList(strictElements(`${role}_parts`, keys, fileNos), fields, 'MESSAGE_PART[]');
 }
 
-/** INSERT INTO trials from the strict stage (trial_strict): every part stored, none implied. */
-export function strictTrialsInsert(): string {
+/**
+ * INSERT INTO trials from the strict stage (trial_strict) of the files `fileNos`: every part stored,
+ * none implied. The loader inserts a few files at a time: this statement's JSON work and list hash
+ * tables grow with the trials it reads (see trial-loader.ts, STRICT_BATCH_BYTES).
+ */
+export function strictTrialsInsert(fileNos: readonly number[]): string {
   const typed = typedFields(
     's',
     TRIAL_API.map((c) => ({ key: c.from, type: c.type })),
@@ -244,7 +255,8 @@ export function strictTrialsInsert(): string {
   return insertTrials(`SELECT ${PARENTS}, ${typed.map((t) => t.value).join(', ')}, ${nested.map((n) => n.count).join(', ')},
       false, false, c.list, cp.list, rp.list, ${extra}
     FROM trial_strict s ${FILES_JOIN}
-    LEFT JOIN (${strictToolCallLists()}) c ${on('c')}
-    LEFT JOIN (${strictPartLists('candidate')}) cp ${on('cp')}
-    LEFT JOIN (${strictPartLists('response')}) rp ${on('rp')}`);
+    LEFT JOIN (${strictToolCallLists(fileNos)}) c ${on('c')}
+    LEFT JOIN (${strictPartLists('candidate', fileNos)}) cp ${on('cp')}
+    LEFT JOIN (${strictPartLists('response', fileNos)}) rp ${on('rp')}
+    WHERE ${ofFiles(fileNos)}`);
 }

@@ -11,7 +11,7 @@ import { cliOptionName } from '../../src/cli/option-names.js';
 import { WordedError } from '../../src/errors.js';
 import { inTransaction, onOneThread, openWarehouse, scalarNumber } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
-import { WHOLE_FILE_MAX_BYTES, wholeReadObjectBytes } from '../../src/warehouse/trial-loader.js';
+import { byteBatches, readObjectBytes } from '../../src/warehouse/trial-loader.js';
 import { FIXTURES, tableCounts, tempDir } from './helpers.js';
 
 const MIB = 1024 * 1024;
@@ -109,12 +109,31 @@ describe('onOneThread', () => {
   });
 });
 
-describe('wholeReadObjectBytes', () => {
-  it('is a whole MiB above the largest file read, and never above what the largest whole file needs', () => {
-    expect(wholeReadObjectBytes([{ bytes: 100 }, { bytes: 7_151_104 }, { bytes: 2 }])).toBe(8 * MIB);
-    expect(wholeReadObjectBytes([{ bytes: 7 * MIB }])).toBe(8 * MIB);
-    expect(wholeReadObjectBytes([{ bytes: 7 * MIB + 1 }])).toBe(9 * MIB);
-    expect(wholeReadObjectBytes([{ bytes: WHOLE_FILE_MAX_BYTES }])).toBe(WHOLE_FILE_MAX_BYTES + MIB);
-    expect(wholeReadObjectBytes([{ bytes: 10 * WHOLE_FILE_MAX_BYTES }])).toBe(WHOLE_FILE_MAX_BYTES + MIB);
+describe('readObjectBytes', () => {
+  it('is a whole MiB above the largest file read, and never above the cap', () => {
+    const cap = 16 * MIB;
+    expect(readObjectBytes([{ bytes: 100 }, { bytes: 7_151_104 }, { bytes: 2 }], cap)).toBe(8 * MIB);
+    expect(readObjectBytes([{ bytes: 7 * MIB }], cap)).toBe(8 * MIB);
+    expect(readObjectBytes([{ bytes: 7 * MIB + 1 }], cap)).toBe(9 * MIB);
+    expect(readObjectBytes([{ bytes: 15 * MIB }], cap)).toBe(cap);
+    expect(readObjectBytes([{ bytes: 100 * MIB }], cap)).toBe(cap);
+  });
+});
+
+describe('byteBatches', () => {
+  const sizes = (batches: { bytes: number }[][]): number[][] => batches.map((b) => b.map((f) => f.bytes));
+
+  it('splits consecutive files at the byte bound, keeping their order', () => {
+    const files = [3, 4, 1, 6, 2, 2, 2].map((bytes) => ({ bytes }));
+    expect(sizes(byteBatches(files, 8))).toEqual([
+      [3, 4, 1],
+      [6, 2],
+      [2, 2],
+    ]);
+  });
+
+  it('puts a file bigger than the bound alone, and makes no empty batch', () => {
+    expect(sizes(byteBatches([{ bytes: 20 }, { bytes: 1 }, { bytes: 30 }], 8))).toEqual([[20], [1], [30]]);
+    expect(byteBatches([], 8)).toEqual([]);
   });
 });
