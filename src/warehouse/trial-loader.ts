@@ -7,8 +7,8 @@
  *   staged  bigger vouched files, which must not be one value:
  *           before the transaction: read_json (object by object) ─▶ temp trial_stage
  *           in the transaction:     trial_stage ─▶ trials
- *   strict  every other file: before the transaction, read_json_objects ─▶ fields ─▶ temp trial_strict;
- *           in the transaction, trial_strict ─▶ trials, each value type-checked
+ *   strict  every other file: before the transaction, read_json_objects ─▶ fields ─▶ temp trial_strict
+ *           ─▶ each value type-checked ─▶ temp trial_strict_rows; in the transaction, ─▶ trials
  *
  * Vouched: the verified manifest vouches for the file (hash matches, no schema issues, no unknown keys,
  * a record count). A trial's tool calls and parts go into list columns of its row (schema-trials.ts),
@@ -31,6 +31,7 @@ import {
   READ_COLUMNS,
   STAGED_ROWS,
   strictFieldsSelect,
+  strictRowsSelect,
   strictTrialsInsert,
   wholeFileRows,
 } from './trial-sql.js';
@@ -104,9 +105,9 @@ function readPath(file: StagedFiles[number]): ReadPath {
 }
 
 /**
- * Strict-path trial bytes per INSERT: its working memory (JSON functions over whole trials, the hash
- * tables of their tool calls and parts) grows with the trials it reads. Two 6 MB strict files in one
- * statement needed a 192 MB memory limit on the million-trial snapshot; one at a time, less.
+ * Strict-path trial bytes per statement building stored-row values (strictRowsSelect): its working
+ * memory (JSON functions over whole trials, the hash tables of their tool calls and parts) grows with
+ * the trials it reads.
  */
 const STRICT_BATCH_BYTES = 8 * 1024 * 1024;
 
@@ -219,11 +220,12 @@ export async function trialReadFailure(error: unknown, dir: string): Promise<unk
 }
 
 /**
- * Before the load's transaction: stages the big vouched files into trial_stage and the strict ones into
- * trial_strict. Then loadTrialFiles() with the same files (the same vouched flags); always
+ * Before the load's transaction: stages the big vouched files into trial_stage and the strict ones' rows
+ * into trial_strict_rows. Then loadTrialFiles() with the same files (the same vouched flags); always
  * dropTrialStage() after.
  */
 export async function stageTrials(conn: DuckDBConnection, files: StagedFiles): Promise<void> {
+  // Each statement on one thread, its memory handed back after it (db.ts, onOneThread).
   const staged = files.filter((f) => readPath(f) === 'staged');
   // Appending batches keeps insertion (rowid) order, which the ordinals rely on.
   for (const [i, batch] of batches(staged, STAGE_BATCH_FILES).entries()) {
@@ -255,11 +257,20 @@ export async function stageTrials(conn: DuckDBConnection, files: StagedFiles): P
     await conn.run('DROP TABLE trial_raw');
     strictStaged = true;
   }
+  if (!strictStaged) return;
+  // The stored-row values, a few files at a time (STRICT_BATCH_BYTES), before the transaction.
+  const strict = files.filter((f) => readPath(f) === 'strict');
+  for (const [i, batch] of byteBatches(strict, STRICT_BATCH_BYTES).entries()) {
+    const into =
+      i === 0 ? 'CREATE OR REPLACE TEMP TABLE trial_strict_rows AS' : 'INSERT INTO trial_strict_rows';
+    await onOneThread(conn, () => conn.run(`${into} ${strictRowsSelect(batch.map((f) => f.fileNo))}`));
+  }
+  await conn.run('DROP TABLE trial_strict');
 }
 
 /** Drops what stageTrials() and loadTrialFiles() left (a rolled-back load keeps its temp tables). */
 export async function dropTrialStage(conn: DuckDBConnection): Promise<void> {
-  for (const table of ['trial_stage', 'trial_raw', 'trial_strict', 'trial_files'])
+  for (const table of ['trial_stage', 'trial_raw', 'trial_strict', 'trial_strict_rows', 'trial_files'])
     await conn.run(`DROP TABLE IF EXISTS ${table}`);
 }
 
@@ -282,14 +293,10 @@ export async function loadTrialFiles(
     done += count;
     onBatch(done, files.length);
   };
-  // Strict files first: their statement's working memory (JSON functions over whole trials, ~100 MB
-  // for a 7 MB file, outside DuckDB's memory limit) then comes on top of a nearly empty buffer pool
-  // instead of one the whole files' rows filled up to the limit. Ordinals do not depend on the order.
-  for (const batch of byteBatches(
-    files.filter((f) => readPath(f) === 'strict'),
-    STRICT_BATCH_BYTES,
-  ))
-    await step(batch.length, strictTrialsInsert(batch.map((f) => f.fileNo)));
+  // Strict files first: the buffer pool is nearly empty yet, not filled up to the limit by the whole
+  // files' rows. Ordinals do not depend on the order.
+  const strict = files.filter((f) => readPath(f) === 'strict').length;
+  if (strict > 0) await step(strict, strictTrialsInsert());
   const staged = files.filter((f) => readPath(f) === 'staged').length;
   if (staged > 0) await step(staged, fastTrialsInsert(STAGED_ROWS));
   for (const batch of batches(

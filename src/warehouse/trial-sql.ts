@@ -234,11 +234,13 @@ function strictPartLists(role: Role, fileNos: readonly number[]): string {
 }
 
 /**
- * INSERT INTO trials from the strict stage (trial_strict) of the files `fileNos`: every part stored,
- * none implied. The loader inserts a few files at a time: this statement's JSON work and list hash
- * tables grow with the trials it reads (see trial-loader.ts, STRICT_BATCH_BYTES).
+ * Stored-row values (file_no, then one column per trial_content column after content_key, named v1…)
+ * of the strict stage's (trial_strict) files `fileNos`: every part stored, none implied. Built before
+ * the load's transaction into trial_strict_rows (trial-loader.ts), a few files at a time: this
+ * statement's JSON work and list hash tables grow with the trials it reads, and outside the
+ * transaction they do not come on top of the rows the transaction holds.
  */
-export function strictTrialsInsert(fileNos: readonly number[]): string {
+export function strictRowsSelect(fileNos: readonly number[]): string {
   const typed = typedFields(
     's',
     TRIAL_API.map((c) => ({ key: c.from, type: c.type })),
@@ -252,11 +254,28 @@ export function strictTrialsInsert(fileNos: readonly number[]): string {
   });
   const extra = fieldsExtra('s', [...typed.map((t) => t.mismatch), ...nested.map((n) => n.mismatch)]);
   const on = (alias: string): string => `ON ${alias}.file_no = s.file_no AND ${alias}.ordinal = s.ordinal`;
-  return insertTrials(`SELECT ${PARENTS}, ${typed.map((t) => t.value).join(', ')}, ${nested.map((n) => n.count).join(', ')},
-      false, false, c.list, cp.list, rp.list, ${extra}
-    FROM trial_strict s ${FILES_JOIN}
+  const values = [
+    's.ordinal',
+    ...typed.map((t) => t.value),
+    ...nested.map((n) => n.count),
+    'false',
+    'false',
+    'c.list',
+    'cp.list',
+    'rp.list',
+    extra,
+  ];
+  return `SELECT s.file_no, ${values.map((v, i) => `${v} AS v${i + 1}`).join(', ')}
+    FROM trial_strict s
     LEFT JOIN (${strictToolCallLists(fileNos)}) c ${on('c')}
     LEFT JOIN (${strictPartLists('candidate', fileNos)}) cp ${on('cp')}
     LEFT JOIN (${strictPartLists('response', fileNos)}) rp ${on('rp')}
-    WHERE ${ofFiles(fileNos)}`);
+    WHERE ${ofFiles(fileNos)}`;
+}
+
+/** INSERT INTO trials of the strict files' rows (trial_strict_rows), each under its file's content. */
+export function strictTrialsInsert(): string {
+  const count = TRIAL_CONTENT.columns.length - 1;
+  const values = Array.from({ length: count }, (_, i) => `s.v${i + 1}`);
+  return insertTrials(`SELECT m.content_key, ${values.join(', ')} FROM trial_strict_rows s ${FILES_JOIN}`);
 }
