@@ -30,6 +30,30 @@ export interface StoredAlteredValue {
   originalJson: string;
 }
 
+/**
+ * Whether the manifest vouches for a trial file's content (nothing for the strict path to catch), so
+ * that, once its bytes are verified, the fast path may read it.
+ */
+export function manifestVouches(file: ManifestFile): boolean {
+  return file.issues_total === 0 && file.unknown_keys.length === 0 && file.records !== null;
+}
+
+/**
+ * The trial files of `manifest` whose content, once verified, is already stored: the load never reads
+ * their bytes, so verification need not hash them (VerifyOptions.held). Should one fail verification
+ * after all (a forced load), its key becomes the snapshot's own and it is read like any other file.
+ */
+export async function heldTrialFiles(
+  conn: DuckDBConnection,
+  manifest: { snapshot_id: string; files: readonly ManifestFile[] },
+): Promise<Set<string>> {
+  const trials = manifest.files.filter((f) => f.kind === 'trials');
+  const keyOf = (f: ManifestFile) =>
+    contentIdentity(f, manifest.snapshot_id, true, manifestVouches(f)).contentKey;
+  const stored = await storedContents(conn, trials.map(keyOf));
+  return new Set(trials.filter((f) => stored.has(keyOf(f))).map((f) => f.path));
+}
+
 /** The content identity of a manifest trial file (see the module comment). */
 export function contentIdentity(
   file: ManifestFile,
