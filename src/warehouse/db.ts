@@ -67,7 +67,43 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
   };
 }
 
-/** Runs `work` inside BEGIN … COMMIT; any error rolls back, leaving the database as it was. */
+/**
+ * DuckDB's error when a statement needed more than the instance's memory_limit: an Out of Memory
+ * Error, or (from an appender) "Failed to append: " and the allocation it could not make.
+ */
+const OUT_OF_MEMORY =
+  /^(?:Error: )?(?:Out of Memory Error: |Failed to append: (?=could not allocate|failed to allocate|failed to pin))/i;
+
+/** True for DuckDB's error when a statement needed more than the instance's memory_limit. */
+export function isOutOfMemory(error: unknown): boolean {
+  return error instanceof Error && OUT_OF_MEMORY.test(error.message);
+}
+
+/** DuckDB's words for an out-of-memory error, on one line: what it could not allocate, of how much. */
+export function outOfMemoryDetail(message: string): string {
+  return (message.replace(OUT_OF_MEMORY, '').split('\n')[0] ?? '').trim();
+}
+
+/**
+ * A statement needed more memory than the DuckDB memory limit allows (DuckDB spills what it can to
+ * disk; some working memory cannot be). The transaction was rolled back.
+ */
+export class MemoryLimitError extends WordedError {
+  override readonly name = 'MemoryLimitError';
+  constructor(duckdbMessage: string, options?: { cause?: unknown }) {
+    super(
+      (name) =>
+        `DuckDB needed more memory than its memory limit allows (${outOfMemoryDetail(duckdbMessage)}). Nothing was changed; raise the limit with ${name('memoryLimit')}.`,
+      1,
+      options,
+    );
+  }
+}
+
+/**
+ * Runs `work` inside BEGIN … COMMIT; any error rolls back, leaving the database as it was. DuckDB's
+ * out-of-memory error becomes a MemoryLimitError.
+ */
 export async function inTransaction<T>(conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
   await conn.run('BEGIN TRANSACTION');
   try {
@@ -77,6 +113,8 @@ export async function inTransaction<T>(conn: DuckDBConnection, work: () => Promi
   } catch (error) {
     // A failed COMMIT has already ended the transaction: the error to report is the original one.
     await conn.run('ROLLBACK').catch(() => undefined);
+    await restoreThreads(conn).catch(() => undefined);
+    if (isOutOfMemory(error)) throw new MemoryLimitError((error as Error).message, { cause: error });
     throw error;
   }
 }
@@ -129,9 +167,60 @@ export async function appendRows(
       appender.endRow();
     }
     appender.flushSync();
-  } finally {
-    appender.closeSync();
+  } catch (error) {
+    // Closing a failed appender fails too ("transaction is aborted"): the first error is the cause.
+    try {
+      appender.closeSync();
+    } catch {
+      // reported below
+    }
+    throw error;
   }
+  appender.closeSync();
+}
+
+/**
+ * Runs one memory-heavy step of a load (`work`, a statement or a few) on a single DuckDB thread, then
+ * hands the memory it freed back to the operating system.
+ *
+ * One thread: each DuckDB thread that parses JSON holds its input and parse state (about 80 MB for a
+ * 7 MB trial file read whole), none of which can spill to disk. Giving memory back: DuckDB frees a
+ * statement's working memory, but the C allocator keeps it resident until DuckDB trims it, which it
+ * does when its thread pool is set up again (SET threads). Measured on the million-trial snapshot: one
+ * strict-path statement over a 7 MB file left ~100 MB resident after it ended; setting the thread
+ * count released it. The instance-wide setting is restored after `work`; while loading, the
+ * warehouse's instance serves only the loading connection.
+ *
+ * When `work` fails inside a transaction DuckDB refuses every statement until ROLLBACK: inTransaction()
+ * restores the thread count after its ROLLBACK, and `work`'s error is the one reported.
+ */
+export async function onOneThread<T>(conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  const before = await scalarNumber(conn, "SELECT current_setting('threads')");
+  if (before > 1) {
+    await conn.run('SET threads = 1');
+    reducedThreads.set(conn, before);
+  }
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await restoreThreads(conn).catch(() => undefined);
+    throw error;
+  }
+  if (before > 1) await restoreThreads(conn);
+  // Already on one thread: set the pool up twice, only to release the memory.
+  else await conn.run('SET threads = 2').then(() => conn.run('SET threads = 1'));
+  return result;
+}
+
+/** The thread count onOneThread() lowered, per connection, until restored. */
+const reducedThreads = new WeakMap<DuckDBConnection, number>();
+
+async function restoreThreads(conn: DuckDBConnection): Promise<void> {
+  const before = reducedThreads.get(conn);
+  if (before === undefined) return;
+  await conn.run(`SET threads = ${before}`);
+  reducedThreads.delete(conn);
 }
 
 /** First column of the first row, as a number (counts). */

@@ -31,7 +31,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS, openWarehouseLocked } from './warehouse-lock.j
 
 export { RecordCountError } from './snapshot-load.js';
 
-const DEFAULT_MEMORY_LIMIT = '384MB';
+const DEFAULT_MEMORY_LIMIT = '256MB';
 export type { LoadProgress, VerifyProblem } from './snapshot-load.js';
 
 /** How loadSnapshots loads: force past verification, a triage journal, progress, clock, lock timeout. */
@@ -45,7 +45,7 @@ export interface LoadOptions {
   /** Clock for snapshots.loaded_at (tests pin it). */
   now?: () => Date;
   /**
-   * DuckDB memory_limit for the load (default 384MB): beyond it DuckDB spills to disk, which keeps
+   * DuckDB memory_limit for the load (default 256MB): beyond it DuckDB spills to disk, which keeps
    * the load of a million-trial snapshot under 1 GB of resident memory.
    */
   memoryLimit?: string;

@@ -7,8 +7,8 @@
  *   staged  bigger vouched files, which must not be one value:
  *           before the transaction: read_json (object by object) ─▶ temp trial_stage
  *           in the transaction:     trial_stage ─▶ trials
- *   strict  every other file: before the transaction, read_json_objects ─▶ fields ─▶ temp trial_strict;
- *           in the transaction, trial_strict ─▶ trials, each value type-checked
+ *   strict  every other file: before the transaction, read_json_objects ─▶ fields ─▶ temp trial_strict
+ *           ─▶ each value type-checked ─▶ temp trial_strict_rows; in the transaction, ─▶ trials
  *
  * Vouched: the verified manifest vouches for the file (hash matches, no schema issues, no unknown keys,
  * a record count). A trial's tool calls and parts go into list columns of its row (schema-trials.ts),
@@ -16,11 +16,18 @@
  * inside it was 2-3x slower; a stage is only a temp table, so a failure there leaves the database as it
  * was. Stage rows carry the file's number (TrialFile.fileNo), never its path. Whole files need no
  * stage at all: the ordinal of a trial is its index in its file's array, and a file's parse and its
- * rows' write run in one parallel pipeline (on the million-trial snapshot, 2 s less than staging).
+ * rows' write run in one pipeline (on the million-trial snapshot, 2 s less than staging).
+ *
+ * Memory: every statement here runs on one DuckDB thread and hands the memory it freed back after it
+ * (db.ts, onOneThread), and read buffers are sized from the files read (readObjectBytes). Measured
+ * on the million-trial snapshot (bench/load.ts, bench/load-memory.ts): peak RSS 400-430 MB with the
+ * default 256 MB limit (620-700 MB before), and it still loads at 144 MB.
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { CliError } from '../errors.js';
+import { CliError, WordedError } from '../errors.js';
+import { isOutOfMemory, onOneThread, outOfMemoryDetail } from './db.js';
 import { malformedFileError } from './json-file.js';
 import { quoteLiteral } from './sql.js';
 import type { ContentIdentity, StoredAlteredValue } from './trial-content.js';
@@ -29,6 +36,7 @@ import {
   READ_COLUMNS,
   STAGED_ROWS,
   strictFieldsSelect,
+  strictRowsSelect,
   strictTrialsInsert,
   wholeFileRows,
 } from './trial-sql.js';
@@ -63,8 +71,21 @@ const MAX_OBJECT_BYTES = 32 * 1024 * 1024;
  * staged object by object, so memory stays bounded whatever one assessment holds.
  */
 export const WHOLE_FILE_MAX_BYTES = 15 * 1024 * 1024;
-/** read_json's limit for whole files: above the largest one. */
-const WHOLE_FILE_OBJECT_BYTES = 16 * 1024 * 1024;
+const MIB = 1024 * 1024;
+
+/** read_json's largest object when reading files whole: enough for the biggest file read whole. */
+const WHOLE_FILE_OBJECT_CAP = Math.ceil(WHOLE_FILE_MAX_BYTES / MIB) * MIB + MIB;
+
+/**
+ * read_json's maximum_object_size for a statement reading `files`: a whole MiB above the largest (no
+ * object is bigger than its file), at most `cap`. DuckDB's read buffers are twice this per reading
+ * thread and cannot spill: sized from the files read instead of the biggest object allowed, the
+ * million-trial snapshot's 7 MB files take 8 MB, not 16 (whole) or 32 (strict).
+ */
+export function readObjectBytes(files: readonly Pick<TrialFile, 'bytes'>[], cap: number): number {
+  const largest = files.reduce((max, f) => Math.max(max, f.bytes), 0);
+  return Math.min(Math.ceil(largest / MIB) * MIB + MIB, cap);
+}
 
 /**
  * Whole files per statement. Each INSERT statement in the transaction costs a lot beyond its rows (on
@@ -86,6 +107,34 @@ type ReadPath = 'whole' | 'staged' | 'strict';
 function readPath(file: StagedFiles[number]): ReadPath {
   if (!file.vouched) return 'strict';
   return file.bytes <= WHOLE_FILE_MAX_BYTES ? 'whole' : 'staged';
+}
+
+/**
+ * Strict-path trial bytes per statement building stored-row values (strictRowsSelect): its working
+ * memory (JSON functions over whole trials, the hash tables of their tool calls and parts) grows with
+ * the trials it reads.
+ */
+const STRICT_BATCH_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Consecutive runs of `items` of at most `maxBytes` together; an item bigger than that alone. Order
+ * is kept (never empty batches).
+ */
+export function byteBatches<T extends { bytes: number }>(items: readonly T[], maxBytes: number): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  let size = 0;
+  for (const item of items) {
+    if (current.length > 0 && size + item.bytes > maxBytes) {
+      out.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(item);
+    size += item.bytes;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
 }
 
 function batches<T>(items: readonly T[], size: number): T[][] {
@@ -133,10 +182,27 @@ async function reading(files: StagedFiles, work: () => Promise<unknown>): Promis
 }
 
 /**
+ * Reading or writing trials needed more memory than the load's memory limit (DuckDB spills what it
+ * can to disk; a file being parsed cannot be). The load is rolled back.
+ */
+export class LoadMemoryError extends WordedError {
+  override readonly name = 'LoadMemoryError';
+  constructor(dir: string, duckdbMessage: string) {
+    super(
+      (name) =>
+        `Loading the trials of ${dir} needs more memory than the load's memory limit (DuckDB: ${outOfMemoryDetail(duckdbMessage)}). Nothing was loaded; raise the limit with ${name('memoryLimit')}.`,
+    );
+  }
+}
+
+/**
  * The error to report for a failed stage or load of trial files: names the file DuckDB choked on (and,
- * for malformed JSON, the position). Any other error is returned as it is. `dir`: the snapshot's.
+ * for malformed JSON, the position), or says the memory limit was too low. Any other error is
+ * returned as it is. `dir`: the snapshot's.
  */
 export async function trialReadFailure(error: unknown, dir: string): Promise<unknown> {
+  const duckdbError = error instanceof TrialReadError ? new Error(error.duckdbMessage) : error;
+  if (isOutOfMemory(duckdbError)) return new LoadMemoryError(dir, (duckdbError as Error).message);
   if (!(error instanceof TrialReadError)) return error;
   // DuckDB names the file it choked on; batches hold several files.
   const named = /file "([^"]+)"/.exec(error.duckdbMessage)?.[1];
@@ -159,11 +225,12 @@ export async function trialReadFailure(error: unknown, dir: string): Promise<unk
 }
 
 /**
- * Before the load's transaction: stages the big vouched files into trial_stage and the strict ones into
- * trial_strict. Then loadTrialFiles() with the same files (the same vouched flags); always
+ * Before the load's transaction: stages the big vouched files into trial_stage and the strict ones' rows
+ * into trial_strict_rows. Then loadTrialFiles() with the same files (the same vouched flags); always
  * dropTrialStage() after.
  */
 export async function stageTrials(conn: DuckDBConnection, files: StagedFiles): Promise<void> {
+  // Each statement on one thread, its memory handed back after it (db.ts, onOneThread).
   const staged = files.filter((f) => readPath(f) === 'staged');
   // Appending batches keeps insertion (rowid) order, which the ordinals rely on.
   for (const [i, batch] of batches(staged, STAGE_BATCH_FILES).entries()) {
@@ -171,26 +238,44 @@ export async function stageTrials(conn: DuckDBConnection, files: StagedFiles): P
       FROM read_json(${fileList(batch)}, format = 'array', records = true, columns = ${READ_COLUMNS},
         maximum_object_size = ${MAX_OBJECT_BYTES})`;
     await reading(batch, () =>
-      conn.run(
-        i === 0 ? `CREATE OR REPLACE TEMP TABLE trial_stage AS ${scan}` : `INSERT INTO trial_stage ${scan}`,
+      onOneThread(conn, () =>
+        conn.run(
+          i === 0 ? `CREATE OR REPLACE TEMP TABLE trial_stage AS ${scan}` : `INSERT INTO trial_stage ${scan}`,
+        ),
       ),
     );
   }
   let strictStaged = false;
   for (const file of files.filter((f) => readPath(f) === 'strict')) {
     // One file at a time: a malformed one is named precisely, and rowid is the position in the file.
-    const read = `read_json_objects(${fileList([file])}, format = 'array', maximum_object_size = ${MAX_OBJECT_BYTES})`;
-    await reading([file], () => conn.run(`CREATE OR REPLACE TEMP TABLE trial_raw AS SELECT * FROM ${read}`));
+    // Its size on disk: a file that is not vouched for may differ from its manifest entry.
+    const onDisk = await stat(file.path).then(
+      (info) => ({ bytes: info.size }),
+      () => ({ bytes: MAX_OBJECT_BYTES }),
+    );
+    const read = `read_json_objects(${fileList([file])}, format = 'array', maximum_object_size = ${readObjectBytes([onDisk], MAX_OBJECT_BYTES)})`;
+    await reading([file], () =>
+      onOneThread(conn, () => conn.run(`CREATE OR REPLACE TEMP TABLE trial_raw AS SELECT * FROM ${read}`)),
+    );
     const into = strictStaged ? 'INSERT INTO trial_strict' : 'CREATE OR REPLACE TEMP TABLE trial_strict AS';
-    await conn.run(`${into} ${strictFieldsSelect(file.fileNo)}`);
+    await onOneThread(conn, () => conn.run(`${into} ${strictFieldsSelect(file.fileNo)}`));
     await conn.run('DROP TABLE trial_raw');
     strictStaged = true;
   }
+  if (!strictStaged) return;
+  // The stored-row values, a few files at a time (STRICT_BATCH_BYTES), before the transaction.
+  const strict = files.filter((f) => readPath(f) === 'strict');
+  for (const [i, batch] of byteBatches(strict, STRICT_BATCH_BYTES).entries()) {
+    const into =
+      i === 0 ? 'CREATE OR REPLACE TEMP TABLE trial_strict_rows AS' : 'INSERT INTO trial_strict_rows';
+    await onOneThread(conn, () => conn.run(`${into} ${strictRowsSelect(batch.map((f) => f.fileNo))}`));
+  }
+  await conn.run('DROP TABLE trial_strict');
 }
 
 /** Drops what stageTrials() and loadTrialFiles() left (a rolled-back load keeps its temp tables). */
 export async function dropTrialStage(conn: DuckDBConnection): Promise<void> {
-  for (const table of ['trial_stage', 'trial_raw', 'trial_strict', 'trial_files'])
+  for (const table of ['trial_stage', 'trial_raw', 'trial_strict', 'trial_strict_rows', 'trial_files'])
     await conn.run(`DROP TABLE IF EXISTS ${table}`);
 }
 
@@ -209,10 +294,16 @@ export async function loadTrialFiles(
   await writeFileTable(conn, files);
   let done = 0;
   const step = async (count: number, sql: string): Promise<void> => {
-    await conn.run(sql);
+    await onOneThread(conn, () => conn.run(sql));
     done += count;
     onBatch(done, files.length);
   };
+  // Strict files first: the buffer pool is nearly empty yet, not filled up to the limit by the whole
+  // files' rows. Ordinals do not depend on the order.
+  const strict = files.filter((f) => readPath(f) === 'strict').length;
+  if (strict > 0) await step(strict, strictTrialsInsert());
+  const staged = files.filter((f) => readPath(f) === 'staged').length;
+  if (staged > 0) await step(staged, fastTrialsInsert(STAGED_ROWS));
   for (const batch of batches(
     files.filter((f) => readPath(f) === 'whole'),
     WHOLE_BATCH_FILES,
@@ -220,16 +311,12 @@ export async function loadTrialFiles(
     const rows = wholeFileRows(
       batch.map((f) => f.path),
       batch.map((f) => f.fileNo),
-      WHOLE_FILE_OBJECT_BYTES,
+      readObjectBytes(batch, WHOLE_FILE_OBJECT_CAP),
     );
     await reading(batch, () => step(batch.length, fastTrialsInsert(rows)));
   }
-  const staged = files.filter((f) => readPath(f) === 'staged').length;
-  if (staged > 0) await step(staged, fastTrialsInsert(STAGED_ROWS));
-  const strict = files.filter((f) => readPath(f) === 'strict').length;
-  if (strict > 0) await step(strict, strictTrialsInsert());
   await checkStagedOrdinals(conn, files);
-  await conn.run(RECORD_CONTENTS);
+  await onOneThread(conn, () => conn.run(RECORD_CONTENTS));
   await conn.run('DROP TABLE trial_files');
 }
 

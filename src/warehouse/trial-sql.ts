@@ -167,13 +167,20 @@ function typedFields(alias: string, columns: readonly { key: string; type: Colum
   });
 }
 
+/** `s.file_no IN (…)`: the strict stage rows of one statement's files. */
+const ofFiles = (fileNos: readonly number[]): string => `s.file_no IN (${fileNos.join(', ')})`;
+
 /** The elements of a nested array of each strict trial: (file_no, ordinal, i, fields projection). */
-function strictElements(key: (typeof NESTED_KEYS)[number], keys: readonly string[]): string {
+function strictElements(
+  key: (typeof NESTED_KEYS)[number],
+  keys: readonly string[],
+  fileNos: readonly number[],
+): string {
   const acc = nestedField(key);
   return `SELECT x.file_no, x.ordinal, x.i, ${fieldsProjection('x.e', keys)} FROM (
     SELECT s.file_no, s.ordinal, unnest(range(CAST(json_array_length(${acc}) AS BIGINT))) AS i,
       unnest(json_extract(${acc}, '$[*]')) AS e
-    FROM trial_strict s WHERE json_type(${acc}) = 'ARRAY') x`;
+    FROM trial_strict s WHERE ${ofFiles(fileNos)} AND json_type(${acc}) = 'ARRAY') x`;
 }
 
 /**
@@ -188,7 +195,7 @@ function strictList(elements: string, fields: Record<string, string>, type: Colu
     FROM (${elements}) u GROUP BY u.file_no, u.ordinal`;
 }
 
-function strictToolCallLists(): string {
+function strictToolCallLists(fileNos: readonly number[]): string {
   const typed = typedFields(
     'u',
     TOOL_CALL_KEYS.map((key) => ({ key, type: 'VARCHAR' as const })),
@@ -198,10 +205,10 @@ function strictToolCallLists(): string {
     'u',
     typed.map((t) => t.mismatch),
   );
-  return strictList(strictElements('tool_calls', TOOL_CALL_KEYS), fields, 'TOOL_CALL[]');
+  return strictList(strictElements('tool_calls', TOOL_CALL_KEYS, fileNos), fields, 'TOOL_CALL[]');
 }
 
-function strictPartLists(role: Role): string {
+function strictPartLists(role: Role, fileNos: readonly number[]): string {
   const keys = [...PART_TEXT_KEYS, 'source'];
   const typed = typedFields(
     'u',
@@ -223,11 +230,17 @@ function strictPartLists(role: Role): string {
     variant: value.variant ?? 'NULL',
     extra: fieldsExtra('u', [...typed.map((t) => t.mismatch), ['source', sourceOdd, source] as const]),
   };
-  return strictList(strictElements(`${role}_parts`, keys), fields, 'MESSAGE_PART[]');
+  return strictList(strictElements(`${role}_parts`, keys, fileNos), fields, 'MESSAGE_PART[]');
 }
 
-/** INSERT INTO trials from the strict stage (trial_strict): every part stored, none implied. */
-export function strictTrialsInsert(): string {
+/**
+ * Stored-row values (file_no, then one column per trial_content column after content_key, named v1…)
+ * of the strict stage's (trial_strict) files `fileNos`: every part stored, none implied. Built before
+ * the load's transaction into trial_strict_rows (trial-loader.ts), a few files at a time: this
+ * statement's JSON work and list hash tables grow with the trials it reads, and outside the
+ * transaction they do not come on top of the rows the transaction holds.
+ */
+export function strictRowsSelect(fileNos: readonly number[]): string {
   const typed = typedFields(
     's',
     TRIAL_API.map((c) => ({ key: c.from, type: c.type })),
@@ -241,10 +254,28 @@ export function strictTrialsInsert(): string {
   });
   const extra = fieldsExtra('s', [...typed.map((t) => t.mismatch), ...nested.map((n) => n.mismatch)]);
   const on = (alias: string): string => `ON ${alias}.file_no = s.file_no AND ${alias}.ordinal = s.ordinal`;
-  return insertTrials(`SELECT ${PARENTS}, ${typed.map((t) => t.value).join(', ')}, ${nested.map((n) => n.count).join(', ')},
-      false, false, c.list, cp.list, rp.list, ${extra}
-    FROM trial_strict s ${FILES_JOIN}
-    LEFT JOIN (${strictToolCallLists()}) c ${on('c')}
-    LEFT JOIN (${strictPartLists('candidate')}) cp ${on('cp')}
-    LEFT JOIN (${strictPartLists('response')}) rp ${on('rp')}`);
+  const values = [
+    's.ordinal',
+    ...typed.map((t) => t.value),
+    ...nested.map((n) => n.count),
+    'false',
+    'false',
+    'c.list',
+    'cp.list',
+    'rp.list',
+    extra,
+  ];
+  return `SELECT s.file_no, ${values.map((v, i) => `${v} AS v${i + 1}`).join(', ')}
+    FROM trial_strict s
+    LEFT JOIN (${strictToolCallLists(fileNos)}) c ${on('c')}
+    LEFT JOIN (${strictPartLists('candidate', fileNos)}) cp ${on('cp')}
+    LEFT JOIN (${strictPartLists('response', fileNos)}) rp ${on('rp')}
+    WHERE ${ofFiles(fileNos)}`;
+}
+
+/** INSERT INTO trials of the strict files' rows (trial_strict_rows), each under its file's content. */
+export function strictTrialsInsert(): string {
+  const count = TRIAL_CONTENT.columns.length - 1;
+  const values = Array.from({ length: count }, (_, i) => `s.v${i + 1}`);
+  return insertTrials(`SELECT m.content_key, ${values.join(', ')} FROM trial_strict_rows s ${FILES_JOIN}`);
 }

@@ -42,7 +42,7 @@ export const loadCommand = defineCommand<LoadArgs>({
       .option('quiet', { type: 'boolean', describe: 'No progress output' })
       .option('memory-limit', {
         type: 'string',
-        describe: "DuckDB memory limit; spills to disk beyond it [default: '384MB']",
+        describe: "DuckDB memory limit; spills to disk beyond it [default: '256MB']",
       })
       .option('lock-timeout', {
         type: 'number',
