@@ -36,6 +36,12 @@ export interface FetchToFileOptions {
    * the caller has put the same bytes there itself (a hard link), so nothing is written.
    */
   beforeCommit?: (digest: StoredBody) => Promise<boolean>;
+  /**
+   * Receives the stored file's descriptor, still open, once the file is under its final name: the
+   * callee owns it (and closes it), so it can fsync the file without opening it again. Without it the
+   * descriptor is closed here.
+   */
+  takeDescriptor?: (fd: number) => void;
 }
 
 /** What fetchToFile stored; `content` is the body itself when it was held in memory (not spilled). */
@@ -101,7 +107,8 @@ export async function fetchToFile(
       file = await openAtomic(finalPath);
       await file.write(whole!);
     }
-    await file.commit({ syncDir: false, syncFile: false });
+    if (options.takeDescriptor) options.takeDescriptor(await file.commitOpen());
+    else await file.commit({ syncDir: false, syncFile: false });
   } catch (error) {
     await file?.discard();
     throw error;

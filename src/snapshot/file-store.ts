@@ -74,6 +74,12 @@ export interface ObtainOptions {
   reuse?: { source: string; file: ManifestFile };
   /** Extra manifest fields (e.g. the assessment's updated_at and status for --since). */
   extra?: Partial<ManifestFile>;
+  /**
+   * A request running beside this one whose outcome an error that stops the run must not cut short:
+   * the stop waits for it. The first evaluation page goes out with the config, and a 426 on the page
+   * must still find the service's api_version from the config for its message.
+   */
+  stopAfter?: Promise<unknown>;
 }
 
 export type Obtained<F> = { stored: JournalFile; facts: F } | 'not_found' | 'failed';
@@ -139,7 +145,8 @@ export class FileStore {
   private readonly checks: LimitFunction = pLimit(this.pool.size);
   /** fsyncs each stored file in the background; publishing skips the files it has flushed. */
   private readonly flusher = new Flusher();
-  private readonly pendingChecks: Promise<void>[] = [];
+  /** Queued validations and journal lines: drain() waits for all of them. */
+  private readonly pending: Promise<void>[] = [];
   private readonly createdDirs = new Set<string>();
   private heldForCheck = 0;
 
@@ -188,6 +195,7 @@ export class FileStore {
     } catch (error) {
       if (stopper.stopped) throw stopper.error;
       if (isFatalApiError(error)) {
+        await options.stopAfter?.catch(() => undefined);
         stopper.stop(error);
         throw error;
       }
@@ -202,21 +210,26 @@ export class FileStore {
     }
     const small =
       taken.content && taken.content.byteLength <= RETURN_CONTENT_BYTES ? taken.content : undefined;
-    await this.record(taken.file, taken.validation, small);
+    this.record(taken.file, taken.validation, small);
     return { stored: taken.file, facts: facts ? await facts(file, taken.content) : (null as F) };
   }
 
   /**
-   * Journals a file that is on disk under its final name and queues its validation; its manifest
-   * entry appears when validation is done. Also used for files that did not come from a request
+   * Queues the journal line of a file that is on disk under its final name, and its validation; its
+   * manifest entry appears when validation is done (drain() waits for both). Also used for files that did not come from a request
    * (findings copied from the triage journal). `known` is PREV's validation of the same bytes: a
    * shared file is then not read at all.
    */
-  async record(stored: JournalFile, known?: Validation, content?: Uint8Array): Promise<void> {
+  record(stored: JournalFile, known?: Validation, content?: Uint8Array): void {
     this.stored.add(stored.path);
     // A linked file's bytes were made durable when the earlier snapshot was published.
     if (stored.stored !== 'linked') this.flusher.flush(stored.path, this.resolve(stored.path));
-    await this.options.journal.append(stored);
+    // Not waited for here: the line matters only to a later resume, and a write queued behind the
+    // thread pool's fsyncs would hold up the requests that wait for this file's facts (a summary's
+    // trial lists). A failed write stops the run as a failed check does; drain() waits for it.
+    const journaled = this.options.journal.append(stored);
+    journaled.catch((error: unknown) => this.options.stopper.stop(error));
+    this.pending.push(journaled);
     if (known) {
       this.entries.set(stored.path, { ...stored, ...known });
       return;
@@ -238,7 +251,7 @@ export class FileStore {
     });
     // Observed here so a failure stops the run at once instead of waiting for drain().
     validation.catch((error: unknown) => this.options.stopper.stop(error));
-    this.pendingChecks.push(validation);
+    this.pending.push(validation);
   }
 
   /**
@@ -261,7 +274,7 @@ export class FileStore {
 
   /** Waits for every queued validation; rethrows what stopped the run, if anything did. */
   async drain(): Promise<void> {
-    await Promise.allSettled(this.pendingChecks);
+    await Promise.allSettled(this.pending);
     if (this.options.stopper.stopped) throw this.options.stopper.error;
   }
 
@@ -333,6 +346,8 @@ export class FileStore {
     const same: { linked: boolean; validation?: Validation | undefined } = { linked: false };
     const body = await fetchToFile(this.options.client, target.request, file, {
       ...(target.kind === 'project_summary' ? { holdUpToBytes: SUMMARY_HOLD_BYTES } : {}),
+      // The flusher fsyncs the new file through the descriptor that wrote it (see flusher.ts).
+      takeDescriptor: (fd) => this.flusher.flushOpen(target.file, file, fd),
       beforeCommit: async (digest) => {
         const linked = await linkIdenticalPrevious(previous, target.file, digest, file, link);
         if (linked) Object.assign(same, { linked: true, validation: linked.validation });
