@@ -42,6 +42,11 @@ export interface FetchToFileOptions {
    * descriptor is closed here.
    */
   takeDescriptor?: (fd: number) => void;
+  /**
+   * Called with the whole body, when it is held in memory, as soon as it has arrived and before it is
+   * written: what it says can start the next requests while the file is still being stored.
+   */
+  onReceived?: (content: Uint8Array) => void;
 }
 
 /** What fetchToFile stored; `content` is the body itself when it was held in memory (not spilled). */
@@ -96,6 +101,7 @@ export async function fetchToFile(
   const { digest, held } = received;
   let file = received.spilled;
   const whole = file ? undefined : held.length === 1 ? held[0]! : Buffer.concat(held);
+  if (whole) options.onReceived?.(whole);
   try {
     // The body is whole and hashed: a caller that already has these bytes elsewhere (an earlier
     // snapshot) may put a link at the final name instead, and nothing is written.

@@ -31,38 +31,14 @@ import type { ProgressReporter } from './progress.js';
 import { resolveInside } from './safe-path.js';
 import { linkIdenticalPrevious, shareFromPrevious, type Validation } from './share-previous.js';
 import type { PreviousSnapshot } from './since.js';
-
-/** Stops every task of a run once one of them hits an error that makes going on pointless. */
-export class RunStopper {
-  private readonly controller = new AbortController();
-  private fatalError: unknown;
-  constructor(outer?: AbortSignal) {
-    if (outer?.aborted) this.controller.abort(outer.reason);
-    outer?.addEventListener('abort', () => this.stop(outer.reason), { once: true });
-  }
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-  get stopped(): boolean {
-    return this.controller.signal.aborted;
-  }
-  /** The first error that stopped the run (the abort reason for an outside abort). */
-  get error(): unknown {
-    return this.fatalError ?? (this.controller.signal.reason as unknown);
-  }
-  stop(error: unknown): void {
-    if (this.stopped) return;
-    this.fatalError = error;
-    this.controller.abort(error);
-  }
-}
+import type { RunStopper } from './run-stopper.js';
 
 /** Errors after which no further request can succeed: wrong token, outdated client. */
 function isFatalApiError(error: unknown): boolean {
   return isAuthenticationError(error) || isUpgradeRequiredError(error);
 }
 
-export interface ObtainOptions {
+export interface ObtainOptions<F = unknown> {
   /** Return 'not_found' for a 404 instead of recording a failure (missing projects are a warning). */
   notFoundIsResult?: boolean;
   /**
@@ -80,6 +56,13 @@ export interface ObtainOptions {
    * must still find the service's api_version from the config for its message.
    */
   stopAfter?: Promise<unknown>;
+  /**
+   * Receives the facts as soon as a fetched body held in memory has arrived, before its file is
+   * written (which may wait behind the thread pool's fsyncs), so the requests that depend on them can
+   * start at once. obtain() still resolves only once the file is stored, with the same facts; if the
+   * file cannot be stored the run stops.
+   */
+  onFacts?: (facts: F) => void;
 }
 
 export type Obtained<F> = { stored: JournalFile; facts: F } | 'not_found' | 'failed';
@@ -177,11 +160,19 @@ export class FileStore {
   async obtain<F = null>(
     target: FetchTarget,
     facts?: (file: string, content?: Uint8Array) => Promise<F>,
-    options: ObtainOptions = {},
+    options: ObtainOptions<F> = {},
   ): Promise<Obtained<F>> {
     const { stopper, progress } = this.options;
     let taken: Taken;
     const file = this.resolve(target.file);
+    let early: Promise<F> | undefined;
+    const readEarly =
+      facts && options.onFacts
+        ? (content: Uint8Array): void => {
+            early = facts(file, content);
+            early.then(options.onFacts, () => undefined);
+          }
+        : undefined;
     try {
       taken = await this.io(async (): Promise<Taken> => {
         if (stopper.stopped) throw stopper.error;
@@ -189,7 +180,8 @@ export class FileStore {
         const finished = await this.reuseFinished(target, file);
         if (finished) return { file: finished };
         return (
-          (await this.shareFromSince(target, file, options)) ?? (await this.fetch(target, file, options))
+          (await this.shareFromSince(target, file, options)) ??
+          (await this.fetch(target, file, options, readEarly))
         );
       });
     } catch (error) {
@@ -211,7 +203,7 @@ export class FileStore {
     const small =
       taken.content && taken.content.byteLength <= RETURN_CONTENT_BYTES ? taken.content : undefined;
     this.record(taken.file, taken.validation, small);
-    return { stored: taken.file, facts: facts ? await facts(file, taken.content) : (null as F) };
+    return { stored: taken.file, facts: facts ? await (early ?? facts(file, taken.content)) : (null as F) };
   }
 
   /**
@@ -292,7 +284,7 @@ export class FileStore {
 
   private base(
     target: FetchTarget,
-    options: ObtainOptions,
+    options: Omit<ObtainOptions, 'onFacts'>,
   ): Omit<JournalFile, 'sha256' | 'bytes' | 'status' | 'fetched_at'> {
     const identity = Object.fromEntries(Object.entries(target.identity).filter(([, v]) => v !== undefined));
     return {
@@ -318,7 +310,7 @@ export class FileStore {
   private async shareFromSince(
     target: FetchTarget,
     file: string,
-    options: ObtainOptions,
+    options: Omit<ObtainOptions, 'onFacts'>,
   ): Promise<Taken | undefined> {
     const { previous, link } = this.options;
     if (!options.reuse || !previous) return undefined;
@@ -341,13 +333,19 @@ export class FileStore {
     };
   }
 
-  private async fetch(target: FetchTarget, file: string, options: ObtainOptions): Promise<Taken> {
+  private async fetch(
+    target: FetchTarget,
+    file: string,
+    options: Omit<ObtainOptions, 'onFacts'>,
+    onReceived?: (content: Uint8Array) => void,
+  ): Promise<Taken> {
     const { previous, link } = this.options;
     const same: { linked: boolean; validation?: Validation | undefined } = { linked: false };
     const body = await fetchToFile(this.options.client, target.request, file, {
       ...(target.kind === 'project_summary' ? { holdUpToBytes: SUMMARY_HOLD_BYTES } : {}),
       // The flusher fsyncs the new file through the descriptor that wrote it (see flusher.ts).
       takeDescriptor: (fd) => this.flusher.flushOpen(target.file, file, fd),
+      ...(onReceived ? { onReceived } : {}),
       beforeCommit: async (digest) => {
         const linked = await linkIdenticalPrevious(previous, target.file, digest, file, link);
         if (linked) Object.assign(same, { linked: true, validation: linked.validation });

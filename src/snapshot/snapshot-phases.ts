@@ -27,7 +27,8 @@ import {
   trialsTarget,
   type FetchTarget,
 } from './fetch-plan.js';
-import type { FileStore, RunStopper } from './file-store.js';
+import type { FileStore } from './file-store.js';
+import type { RunStopper } from './run-stopper.js';
 import type { Manifest, ManifestWarning } from './manifest.js';
 import type { ProgressReporter } from './progress.js';
 import { reusableTrialFile, type PreviousSnapshot } from './since.js';
@@ -273,16 +274,22 @@ function summaryTasks(
     tasks.set(
       key,
       (async (): Promise<ProjectOutcome> => {
+        // The trial lists start as soon as the summary has arrived, while its file is being written.
+        let started: ProjectOutcome | undefined;
+        const startTrials = (facts: SummaryFacts): ProjectOutcome => {
+          started = { key, fromJobs, status: 'ok', facts };
+          trials.start(started);
+          return started;
+        };
         // A job's project may have been deleted since (a warning); one the user asked for must exist.
         const result = await store.obtain(target, readSummaryFacts, {
           notFoundIsResult: true,
           notFoundIsFailure: !fromJobs,
+          onFacts: startTrials,
         });
         if (result === 'not_found' || result === 'failed')
           return { key, fromJobs, status: result, facts: undefined };
-        const project: ProjectOutcome = { key, fromJobs, status: 'ok', facts: result.facts };
-        trials.start(project);
-        return project;
+        return started ?? startTrials(result.facts);
       })(),
     );
   }
