@@ -10,6 +10,9 @@
  *     runs finishing, one re-scored). Figures: total disk of the 30 snapshots / day 1 (target <= 3),
  *     and how each day's time follows its new data: a later day's share of day 1's time against its
  *     share of day 1's bytes, and a least-squares line time = a + b x fetched MB over days 2..30.
+ *     Each day is also loaded into one database with the built CLI: the database's size, the
+ *     snapshots and the database together / day 1's (target <= 3), and each load's time against the
+ *     day's new data (the same share and line as the snapshot's).
  *     Every project summary changes each day (it lists all assessments, and one is added per project
  *     per epoch): ~9 MB a day on this shape whatever the trial count, which is why `--quick` (a tenth
  *     of the trials, same summaries) cannot meet the disk target and the full size can.
@@ -29,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../src/simulator/index.js';
 import { diskUsage } from '../src/snapshot/disk-usage.js';
 import type { Manifest } from '../src/snapshot/manifest.js';
+import { buildCli, runCli } from './_large-snapshot.js';
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const TOKEN = 'bench-token';
@@ -134,27 +138,51 @@ async function unchangedDayTwo(sim: RunningSimulator, out: string, label: string
   return day1;
 }
 
-/** (b) DAYS days from `day1`, the epoch moving on each day. */
+/** Loads a day's snapshot into the nightly database with the built CLI: seconds, and the file's size. */
+async function load(dir: string, db: string): Promise<{ seconds: number; dbBytes: number }> {
+  const { wallMs } = await runCli(['load', dir, '--db', db, '--quiet']);
+  return { seconds: wallMs / 1000, dbBytes: (await stat(db)).size };
+}
+
+/** (b) DAYS days from `day1`, the epoch moving on each day, each loaded into one database. */
 async function thirtyDays(sim: RunningSimulator, out: string, day1: Day, label: string): Promise<void> {
   const days: Day[] = [day1];
   const day1Bytes = (await diskUsage([day1.dir])).bytes;
   const day1Fetched = ownBytes(day1.manifest);
-  const perDay: { day: number; seconds: number; fetched_mb: number; new_mb_on_disk: number }[] = [];
+  const db = path.join(path.dirname(out), 'nightly.duckdb');
+  const day1Load = await load(day1.dir, db);
+  const perDay: {
+    day: number;
+    seconds: number;
+    fetched_mb: number;
+    new_mb_on_disk: number;
+    load_seconds: number;
+    db_mb: number;
+  }[] = [];
   let diskBefore = day1Bytes;
   for (let day = 2; day <= DAYS; day++) {
     sim.setEpoch(day - 1);
     const taken = await snapshot(sim, out, days.at(-1)!.dir);
     days.push(taken);
+    const loaded = await load(taken.dir, db);
     const disk = (await diskUsage(days.map((d) => d.dir))).bytes;
     perDay.push({
       day,
       seconds: round(taken.seconds, 2),
       fetched_mb: round(ownBytes(taken.manifest) / 1e6, 2),
       new_mb_on_disk: round((disk - diskBefore) / 1e6, 2),
+      load_seconds: round(loaded.seconds, 2),
+      db_mb: round(loaded.dbBytes / 1e6, 1),
     });
     diskBefore = disk;
   }
   const total = await diskUsage(days.map((d) => d.dir));
+  const dbBytes = (await stat(db)).size;
+  const meanLoad = perDay.reduce((s, d) => s + d.load_seconds, 0) / perDay.length;
+  const loadLine = fitLine(
+    perDay.map((d) => d.fetched_mb),
+    perDay.map((d) => d.load_seconds),
+  );
   const meanSeconds = perDay.reduce((s, d) => s + d.seconds, 0) / perDay.length;
   const meanFetched = perDay.reduce((s, d) => s + d.fetched_mb, 0) / perDay.length;
   const line = fitLine(
@@ -181,10 +209,23 @@ async function thirtyDays(sim: RunningSimulator, out: string, day1: Day, label: 
     fit_seconds_per_fetched_mb: round(line.b),
     fit_fixed_seconds_per_day: round(line.a),
     fit_r2: round(line.r2),
+    day1_db_bytes: day1Load.dbBytes,
+    db_bytes: dbBytes,
+    db_ratio: round(dbBytes / day1Load.dbBytes),
+    // The issue's figure: the snapshots and the database together, against day 1's.
+    disk_and_db_ratio: round((total.bytes + dbBytes) / (day1Bytes + day1Load.dbBytes)),
+    target_disk_and_db_ratio: 3,
+    day1_load_seconds: round(day1Load.seconds, 2),
+    later_days_mean_load_seconds: round(meanLoad, 2),
+    later_days_load_time_share: round(meanLoad / day1Load.seconds),
+    load_fit_seconds_per_fetched_mb: round(loadLine.b),
+    load_fit_fixed_seconds_per_day: round(loadLine.a),
+    load_fit_r2: round(loadLine.r2),
     per_day: perDay,
   });
 }
 
+buildCli();
 const root = await mkdtemp(path.join(tmpdir(), 'airt-bench-nightly-'));
 const quick = process.argv.includes('--quick');
 const sim = await startSimulator(quick ? REDUCED : LARGE);

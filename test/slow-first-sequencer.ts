@@ -20,6 +20,7 @@ const SLOW_FIRST = [
   'test/viewer/viewer-http.test.ts',
   'test/triage/interrupt.test.ts',
   'test/viewer/viewer-browser.test.ts',
+  'test/warehouse/row-sets-kill.test.ts',
 ];
 
 export default class SlowFirstSequencer extends BaseSequencer {

@@ -8,6 +8,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { describeError } from '../errors.js';
 import { hashFile } from '../snapshot/hash-file.js';
 import type { SnapshotEffects, SnapshotResult, StoppedRequest } from '../snapshot/take-snapshot.js';
+import type { VerifyResult } from '../snapshot/verify.js';
 import type { Warehouse } from '../warehouse/db.js';
 import type { GateResult } from './gates.js';
 import { runOptionName, type RunConfig } from './run-config.js';
@@ -85,6 +86,8 @@ export class RunState {
   /** Every project the snapshot holds. */
   projectsInSnapshot: string[] = [];
   rowsLoaded: number | null = null;
+  /** The verify step's result, handed to the load so it does not hash every file again. */
+  verification: VerifyResult | null = null;
   diffCounts: { new: number; resolved: number; regressed: number; persisting: number } | null = null;
   gateResults: GateResult[] = [];
   retention: { kept: string[]; deleted: string[]; kept_bytes: number; freed_bytes: number } | null = null;

@@ -105,6 +105,7 @@ export async function verifyStep(state: RunState): Promise<void> {
     const { verifySnapshot } = await import('../snapshot/verify.js');
     const snapshot = requireSnapshot(state);
     const result = await verifySnapshot(snapshot.dir);
+    state.verification = result;
     if (!result.ok) {
       const differences =
         result.missing.length + result.extra.length + result.modified.length + (result.rootHash.ok ? 0 : 1);
@@ -129,8 +130,10 @@ export async function loadStep(state: RunState): Promise<void> {
     const { org, workspace } = config.connection;
     // Read before loading, so an interrupted load can still say what the next run compares with.
     state.recordedBaseline = (await readGatedBaseline(config.database, org, workspace))?.snapshot_id ?? null;
+    const verified = state.verification;
     const loaded = await loadSnapshots(config.database, [snapshot.dir], {
       now: () => state.now(),
+      ...(verified?.ok ? { verified: new Map([[path.resolve(snapshot.dir), verified]]) } : {}),
       ...(config.snapshot.triage_journal === undefined ? {} : { journal: config.snapshot.triage_journal }),
     });
     const result = loaded.snapshots[0];

@@ -7,7 +7,10 @@
  * `load` (a nightly `run`) cannot open it meanwhile. So the viewer holds the file only while pages are
  * being answered: it is opened on demand and closed after IDLE_CLOSE_MS without a request, and a load
  * waiting for the lock (its --lock-timeout) gets in then. A page asked for while a load holds the file
- * waits up to OPEN_WAIT_MS, then is answered 503 ("being loaded", Retry-After). When the file changed
+ * waits up to OPEN_WAIT_MS, then is answered 503 ("being loaded", Retry-After). A user clicking
+ * faster than IDLE_CLOSE_MS would keep the file open for good, so every page first looks for a load
+ * waiting for the lock (its waiter note, warehouse-lock.ts) and, when one waits, lets go of the file and
+ * gives it its turn before opening again. When the file changed
  * between two openings, every kept model is dropped: pages show the new data.
  *
  * Requests take turns on the connection (`exclusive`): DuckDB runs one query per connection at a
@@ -20,7 +23,7 @@ import { CliError } from '../errors.js';
 import { rows, type Row } from '../metrics/read-figures.js';
 import { openWarehouse, requireDatabase, type Warehouse } from '../warehouse/db.js';
 import { checkSchema } from '../warehouse/ddl.js';
-import { isLockConflict } from '../warehouse/warehouse-lock.js';
+import { isLockConflict, writerWaiting } from '../warehouse/warehouse-lock.js';
 
 export type { Row };
 
@@ -98,6 +101,16 @@ async function openSession(dbPath: string): Promise<Warehouse> {
   }
 }
 
+/**
+ * Waits (bounded by OPEN_WAIT_MS) while a load waits for the file the viewer has just let go of: the
+ * load retries its open every 100 ms, and a page opening the file first would keep it out again.
+ */
+async function giveWayToWriter(dbPath: string): Promise<void> {
+  const started = Date.now();
+  while (Date.now() - started < OPEN_WAIT_MS && (await writerWaiting(dbPath)))
+    await new Promise((resolve) => setTimeout(resolve, OPEN_RETRY_MS));
+}
+
 /** What identifies the file's contents between sessions: a load or checkpoint changes size or mtime. */
 async function fileVersion(dbPath: string): Promise<string> {
   const [db, wal] = await Promise.all([
@@ -140,6 +153,11 @@ export async function openViewerDatabase(dbPath: string): Promise<ViewerDatabase
     version = now;
   };
   const acquire = async (): Promise<Warehouse> => {
+    if (await writerWaiting(dbPath)) {
+      // A load waits for the file: let it go, and open again only once the load has it (or gave up).
+      release();
+      await giveWayToWriter(dbPath);
+    }
     if (session !== null) return session;
     session = await openSession(dbPath);
     await checkVersion();

@@ -15,6 +15,9 @@ import { inTransaction, scalarNumber } from './db.js';
 import { sqlType, TABLES, type ColumnDef, type TableDef } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
 import { MIGRATION_V8 } from './migration-v8.js';
+import { MIGRATION_V11 } from './migration-v11.js';
+import { isShared, SNAPSHOT_ROW_SETS, STORED_TABLES } from './row-sets.js';
+import { SNAPSHOT_INPUTS } from './snapshot-inputs.js';
 import { VERIFIED_FILES } from './verified-files.js';
 import { knownViewNames, viewStatements } from './views.js';
 
@@ -146,6 +149,20 @@ const MIGRATIONS: readonly Migration[] = [
         ctime_ns VARCHAR, sha256 VARCHAR, bytes BIGINT)`,
     ],
   },
+  MIGRATION_V11,
+];
+
+/**
+ * The tables a new database gets: the contract's tables, except that a shared table is its storage
+ * (a view gives it its name: row-sets.ts), and the internal bookkeeping (snapshot_inputs,
+ * verified_files).
+ */
+const STORAGE_TABLES: readonly TableDef[] = [
+  ...TABLES.filter((t) => !isShared(t)),
+  ...STORED_TABLES,
+  SNAPSHOT_ROW_SETS,
+  SNAPSHOT_INPUTS,
+  VERIFIED_FILES,
 ];
 
 /** The warehouse schema version this release creates and reads. */
@@ -187,8 +204,7 @@ export async function ensureSchema(
   await inTransaction(conn, async () => {
     if (found === null || found === 0) {
       await conn.run(VERSION_TABLE);
-      // verified_files is internal bookkeeping, outside the table contract (TABLES).
-      for (const table of [...TABLES, VERIFIED_FILES]) await conn.run(createTableSql(table));
+      for (const table of STORAGE_TABLES) await conn.run(createTableSql(table));
       for (const statement of viewStatements()) await conn.run(statement);
       await record(SCHEMA_VERSION, `created at version ${SCHEMA_VERSION}`);
       return;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError } from '../errors.js';
 import { JOURNAL_FORMAT } from '../triage/journal.js';
-import { appendRows, inTransaction, openWarehouse } from './db.js';
+import { inTransaction, openWarehouse } from './db.js';
 import { ensureSchema } from './ddl.js';
 import { collectFindingDetail } from './finding-rows.js';
 import { acceptanceOfLine, type AcceptanceRecord } from '../snapshot/risk-acceptances-file.js';
@@ -24,6 +24,7 @@ import {
 import { MalformedJsonError, parseJsonText } from './json-file.js';
 import { isPlainObject, RowCollector, warningRows } from './row-builder.js';
 import { ALTERED_VALUES, FINDINGS, LOAD_WARNINGS, REVIEW_EVENTS, RISK_ACCEPTANCES } from './schema.js';
+import { appendJournalRows } from './row-sets.js';
 
 /** What loadTriageJournal added from a triage journal. */
 export interface JournalLoadResult {
@@ -207,10 +208,10 @@ export async function loadJournalInto(
       altered.push(...line.altered);
       loaded++;
     }
-    await appendRows(conn, RISK_ACCEPTANCES, sink.rows.get(RISK_ACCEPTANCES.name) ?? []);
-    await appendRows(conn, FINDINGS, sink.rows.get(FINDINGS.name) ?? []);
-    await appendRows(conn, REVIEW_EVENTS, sink.rows.get(REVIEW_EVENTS.name) ?? []);
-    await appendRows(conn, ALTERED_VALUES, alteredValueRows(null, altered));
+    await appendJournalRows(conn, RISK_ACCEPTANCES, sink.rows.get(RISK_ACCEPTANCES.name) ?? []);
+    await appendJournalRows(conn, FINDINGS, sink.rows.get(FINDINGS.name) ?? []);
+    await appendJournalRows(conn, REVIEW_EVENTS, sink.rows.get(REVIEW_EVENTS.name) ?? []);
+    await appendJournalRows(conn, ALTERED_VALUES, alteredValueRows(null, altered));
     if (altered.length > 0) {
       sink.warnings.push({
         code: 'altered_values',
@@ -223,7 +224,7 @@ export async function loadJournalInto(
       ...warnings.map((message) => ({ code: 'journal_torn_line', message, file: journalPath, detail: null })),
       ...sink.warnings,
     ].map((w) => ({ ...w, source: 'journal' as const }));
-    await appendRows(conn, LOAD_WARNINGS, warningRows(null, journalWarnings));
+    await appendJournalRows(conn, LOAD_WARNINGS, warningRows(null, journalWarnings));
     warnings.push(...sink.warnings.map((w) => w.message));
     return {
       file: journalPath,

@@ -5,7 +5,8 @@
  * database as it was before, and the next run's prune finishes the job (it prunes every snapshot of
  * the workspace not kept, not only the ones deleted from disk this time).
  *
- *   snapshots of org/workspace not in `keep` ─▶ BEGIN ─▶ DELETE their rows (every table)
+ *   snapshots of org/workspace not in `keep` ─▶ BEGIN ─▶ DELETE their rows and row set mappings
+ *     ─▶ DELETE stored rows no mapping refers to (row-sets.ts)
  *     ─▶ DELETE trial_content / trial_content_files no snapshot_trial_files row refers to ─▶ COMMIT
  *     ─▶ CHECKPOINT (freed blocks are reused by later loads)
  *
@@ -13,7 +14,9 @@
  */
 import { inTransaction, scalarNumber } from './db.js';
 import { checkSchema } from './ddl.js';
+import { deleteUnmappedRowSets, isShared, SNAPSHOT_ROW_SETS } from './row-sets.js';
 import { TABLES, TRIAL_CONTENT, TRIAL_CONTENT_FILES } from './schema.js';
+import { SNAPSHOT_INPUTS } from './snapshot-inputs.js';
 import { quoteIdent } from './sql.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, openWarehouseLocked } from './warehouse-lock.js';
 
@@ -33,8 +36,15 @@ export interface PruneResult {
   trialRows: number;
 }
 
-/** Tables holding rows of a snapshot, by snapshot_id (every table but the shared trial contents). */
-const SNAPSHOT_TABLES = TABLES.filter((t) => t.columns.some((c) => c.name === 'snapshot_id'));
+/**
+ * Tables holding rows of a snapshot by snapshot_id: the mappings of shared contents (trials, row sets)
+ * and the tables of one row set a snapshot.
+ */
+const SNAPSHOT_TABLES = [
+  ...TABLES.filter((t) => !isShared(t) && t.columns.some((c) => c.name === 'snapshot_id')),
+  SNAPSHOT_ROW_SETS,
+  SNAPSHOT_INPUTS,
+];
 
 const ORPHANS = `SELECT c.content_key FROM trial_content_files c
   WHERE NOT EXISTS (SELECT 1 FROM snapshot_trial_files f WHERE f.content_key = c.content_key)`;
@@ -68,6 +78,7 @@ export async function pruneWarehouse(dbPath: string, options: PruneOptions): Pro
         await conn.run(
           `DELETE FROM ${quoteIdent(table.name)} WHERE snapshot_id IN (SELECT snapshot_id FROM prune_snapshots)`,
         );
+      await deleteUnmappedRowSets(conn);
       await conn.run(`CREATE OR REPLACE TEMP TABLE prune_contents AS ${ORPHANS}`);
       const trialRows = await scalarNumber(
         conn,

@@ -24,6 +24,8 @@ import { collectFindingDetail } from './finding-rows.js';
 import { AcceptanceFileSchema } from '../snapshot/risk-acceptances-file.js';
 import { acceptanceValues } from './acceptance-rows.js';
 import { readJsonFile } from './json-file.js';
+import { isShared, writeSnapshotRows } from './row-sets.js';
+import { mapLikeTwin, recordInputs, snapshotInputsKey, snapshotWithInputs } from './snapshot-inputs.js';
 import { isPlainObject, RowCollector, warningRows, type LoadWarning } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
 import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
@@ -59,6 +61,8 @@ export type LoadProgress =
   /** `reused`: files not read, their digest known to the warehouse (verified-files.ts). */
   | { type: 'verify'; dir: string; snapshotId: string; files: number; reused: number }
   | { type: 'already_loaded'; dir: string; snapshotId: string }
+  /** Same inputs as the loaded snapshot `twin` (snapshot-inputs.ts): its rows are mapped, no file read. */
+  | { type: 'same_inputs'; snapshotId: string; twin: string }
   | { type: 'table'; snapshotId: string; table: string; rows: number }
   | { type: 'trials'; snapshotId: string; filesDone: number; filesTotal: number }
   | { type: 'committed'; snapshotId: string };
@@ -245,6 +249,32 @@ export class SnapshotLoad {
       loaded_at: loadedAt.toISOString(),
       loader_version: VERSION,
     });
+    const inputsKey = snapshotInputsKey(manifest, { verifiedFiles: this.verifiedFiles, problems, forced });
+    const twin = await snapshotWithInputs(this.conn, inputsKey);
+    const result = twin === undefined ? await this.loadRows(problems) : await this.reuseRows(twin);
+    await recordInputs(this.conn, this.snapshotId, inputsKey);
+    return result;
+  }
+
+  /**
+   * The rows of a snapshot whose inputs equal a loaded one's (snapshot-inputs.ts): that snapshot's row
+   * sets and trial files, mapped to this one, without reading a file again.
+   */
+  private async reuseRows(twin: string): Promise<{ warnings: number; rows: Record<string, number> }> {
+    this.progress({ type: 'same_inputs', snapshotId: this.snapshotId, twin });
+    await this.write(SNAPSHOTS, this.sink.rows.get(SNAPSHOTS.name) ?? []);
+    const shared = await mapLikeTwin(this.conn, this.snapshotId, twin);
+    for (const table of RELATIONS) if (isShared(table)) this.counted(table, shared.get(table.name) ?? 0);
+    await this.countTrials();
+    const rows = Object.fromEntries(RELATIONS.map((t) => [t.name, this.rowCounts.get(t.name) ?? 0]));
+    return { warnings: shared.get(LOAD_WARNINGS.name) ?? 0, rows };
+  }
+
+  /** Reads every file of the snapshot into rows (the first load of these inputs). */
+  private async loadRows(
+    problems: readonly VerifyProblem[],
+  ): Promise<{ warnings: number; rows: Record<string, number> }> {
+    const { manifest, sink } = this;
     for (const [kind, paths] of Object.entries(manifest.schema_drift).sort(([a], [b]) => (a < b ? -1 : 1))) {
       for (const jsonPath of [...paths].sort()) {
         sink.addValues(SCHEMA_DRIFT, { snapshot_id: this.snapshotId, file_kind: kind, json_path: jsonPath });
@@ -285,7 +315,8 @@ export class SnapshotLoad {
   }
 
   private async write(table: TableDef, rows: readonly Row[]): Promise<void> {
-    await appendRows(this.conn, table, rows);
+    if (isShared(table)) await writeSnapshotRows(this.conn, table, this.snapshotId, rows);
+    else await appendRows(this.conn, table, rows);
     this.counted(table, rows.length);
   }
 
@@ -498,11 +529,17 @@ export class SnapshotLoad {
     } catch (error) {
       throw await trialReadFailure(error, this.dir);
     }
+    const counts = await this.countTrials();
+    this.checkTrialCounts(manifestFiles, files, counts.perAssessment);
+  }
+
+  /** Counts this snapshot's trials, tool calls and parts from the stored contents' counts. */
+  private async countTrials() {
     const counts = await snapshotTrialCounts(this.conn, this.snapshotId);
     this.counted(TRIALS, counts.trials);
     this.counted(TRIAL_TOOL_CALLS, counts.toolCalls);
     this.counted(MESSAGE_PARTS, counts.parts);
-    this.checkTrialCounts(manifestFiles, files, counts.perAssessment);
+    return counts;
   }
 
   private checkTrialCounts(

@@ -14,6 +14,7 @@ import { keyOf, typedFromJson } from './trial-columns.js';
 import { quoteIdent } from './sql.js';
 import { findingViewStatements } from './finding-views.js';
 import { metricViewStatements } from './metric-views.js';
+import { SHARED_TABLES, sharedTableView } from './row-sets.js';
 
 /** The newest snapshot per (org, workspace, project) that holds the project's summary. */
 const LATEST_PROJECT_SNAPSHOTS = `
@@ -149,6 +150,8 @@ UNION ALL ${implied('response')}`;
 export function viewStatements(): string[] {
   const latest = RELATIONS.filter((t) => t.scope === 'project').map((t) => latestView(t.name));
   return [
+    // The tables stored as shared row sets come first: every other view reads them.
+    ...SHARED_TABLES.map(sharedTableView),
     TRIALS_VIEW,
     TRIAL_TOOL_CALLS_VIEW,
     messagePartsView(),

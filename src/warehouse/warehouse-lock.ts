@@ -8,10 +8,16 @@
  * start time) so the process that times out can name who it waited for; DuckDB's own message only
  * gives the pid and executable. A note whose pid differs from the one DuckDB names is stale and
  * ignored.
+ *
+ * While it waits, a load leaves a waiter note (`<db>.waiting-<pid>`): a reader that keeps the file
+ * open between its queries (the viewer, answering pages a user clicks through) lets go when it sees
+ * one whose process runs, so constant reading cannot starve a load past its wait.
  */
 import { rmSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { WordedError } from '../errors.js';
+import { isProcessAlive } from '../process-alive.js';
 import { openWarehouse, type OpenOptions, type Warehouse } from './db.js';
 
 /** Default wait for another load's lock. */
@@ -96,18 +102,45 @@ export interface LockedOpenOptions extends OpenOptions {
 export async function openWarehouseLocked(dbPath: string, options: LockedOpenOptions): Promise<Warehouse> {
   const { timeoutMs, command, now = () => new Date(), ...open } = options;
   const started = Date.now();
-  for (;;) {
-    try {
-      const warehouse = await openWarehouse(dbPath, open);
-      return await withHolderNote(warehouse, dbPath, command, now);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (!LOCK_CONFLICT.test(message)) throw error;
-      const waited = Date.now() - started;
-      if (waited >= timeoutMs) throw lockedError(dbPath, waited, message, await readHolder(dbPath));
-      await sleep(Math.min(RETRY_INTERVAL_MS, timeoutMs - waited));
+  let waiting = false;
+  try {
+    for (;;) {
+      try {
+        const warehouse = await openWarehouse(dbPath, open);
+        return await withHolderNote(warehouse, dbPath, command, now);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        if (!LOCK_CONFLICT.test(message)) throw error;
+        const waited = Date.now() - started;
+        if (waited >= timeoutMs) throw lockedError(dbPath, waited, message, await readHolder(dbPath));
+        if (!waiting) {
+          waiting = true;
+          // Informative, like the holder note: without it a reader just keeps its usual turns.
+          await writeFile(waiterFile(dbPath, process.pid), `${command}\n`).catch(() => undefined);
+        }
+        await sleep(Math.min(RETRY_INTERVAL_MS, timeoutMs - waited));
+      }
     }
+  } finally {
+    if (waiting) await rm(waiterFile(dbPath, process.pid), { force: true });
   }
+}
+
+const WAITER_INFIX = '.waiting-';
+const waiterFile = (dbPath: string, pid: number): string => `${dbPath}${WAITER_INFIX}${pid}`;
+
+/**
+ * True when a live process waits for the database's write lock (its waiter note). Notes of processes
+ * that no longer run (a killed load) are ignored.
+ */
+export async function writerWaiting(dbPath: string): Promise<boolean> {
+  const prefix = `${path.basename(dbPath)}${WAITER_INFIX}`;
+  const names = await readdir(path.dirname(dbPath)).catch(() => [] as string[]);
+  return names.some((name) => {
+    if (!name.startsWith(prefix)) return false;
+    const pid = Number(name.slice(prefix.length));
+    return Number.isSafeInteger(pid) && pid > 0 && isProcessAlive(pid);
+  });
 }
 
 async function withHolderNote(

@@ -50,4 +50,17 @@ describe('the deduplicated warehouse against the outputs of the old way', () => 
     expect(stored).toBe(15 + 4 + 7);
     expect(contents).toBe(5);
   });
+
+  it("stores the small tables' rows the snapshots share once (row sets)", async () => {
+    // third holds second's summaries and fourth first's: their rows are the earlier ones, mapped again.
+    const result = await runQuery(
+      db,
+      `SELECT (SELECT count(*) FROM stored_attack_runs), (SELECT count(*) FROM attack_runs),
+              (SELECT count(*) FROM attack_runs
+               WHERE snapshot_id IN ('20260316T060000Z-third', '20260317T060000Z-fourth'))`,
+    );
+    const [stored, viewed, again] = (result.rows[0] ?? []).map(Number);
+    expect(again).toBeGreaterThan(0);
+    expect(stored).toBe((viewed ?? 0) - (again ?? 0));
+  });
 });

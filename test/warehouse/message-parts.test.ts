@@ -6,7 +6,9 @@ import type { Manifest } from '../../src/snapshot/manifest.js';
 import { SCHEMA_VERSION } from '../../src/warehouse/ddl.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { WHOLE_FILE_MAX_BYTES } from '../../src/warehouse/trial-loader.js';
+import { SHARED_TABLES } from '../../src/warehouse/row-sets.js';
 import { knownViewNames } from '../../src/warehouse/views.js';
+import { toVersion10Statements, toVersion10Storage } from './schema-downgrade.js';
 import { copyFixture, FIXTURES, reseal, rows, tempDir } from './helpers.js';
 
 type Part = { kind?: unknown; text?: unknown; caption?: unknown };
@@ -73,7 +75,10 @@ const DUPLICATED = `SELECT count(*) AS n FROM trials
 /** Rewrites a current database into what schemas 6 and 7 stored: a trials table (no content storage). */
 const TO_VERSION_6 = [
   'CREATE TABLE v6_trials AS SELECT * FROM trials',
-  ...knownViewNames().map((name) => `DROP VIEW IF EXISTS ${name}`),
+  ...toVersion10Storage(),
+  ...knownViewNames()
+    .filter((name) => !SHARED_TABLES.some((t) => t.name === name))
+    .map((name) => `DROP VIEW IF EXISTS ${name}`),
   'DROP TABLE snapshot_trial_files',
   'DROP TABLE trial_content',
   'DROP TABLE trial_content_files',
@@ -100,7 +105,12 @@ function downgradeToTrialsTable(version: 6 | 7): string[] {
  * message_parts tables with every call and part (version 2: a part whose text is its trial's string
  * has text NULL and text_in_trial TRUE), trials without lists or implied flags, the views of then.
  */
-function downgradeStatements(version: 1 | 2 | 6 | 7): string[] {
+function downgradeStatements(version: 1 | 2 | 6 | 7 | 10): string[] {
+  if (version === 10)
+    return [
+      ...toVersion10Statements(),
+      'CREATE VIEW my_jailbreaks AS SELECT count(*) AS n FROM trials WHERE is_jailbreak',
+    ];
   if (version === 6 || version === 7) return downgradeToTrialsTable(version);
   const implied = `((p.role = 'candidate' AND t.candidate_part_implied) OR (p.role = 'response' AND t.response_part_implied))`;
   const partColumns =
@@ -205,7 +215,7 @@ describe('message parts', () => {
     expect(await rows(db, DUPLICATED)).toEqual([{ n: 0 }]);
   });
 
-  it.each([1, 2, 6, 7] as const)(
+  it.each([1, 2, 6, 7, 10] as const)(
     'upgrades a schema-%i database in place: old and new parts alike, user views kept',
     async (version) => {
       const db = path.join(work.dir, `upgrade-${version}.duckdb`);
@@ -213,14 +223,14 @@ describe('message parts', () => {
       await run(db, downgradeStatements(version));
       await loadSnapshots(db, [FIXTURES.second]);
       expect(await rows(db, 'SELECT max(version) AS v FROM schema_version')).toEqual([{ v: SCHEMA_VERSION }]);
-      expect(SCHEMA_VERSION).toBe(10);
+      expect(SCHEMA_VERSION).toBe(11);
       // The trials loaded before the upgrade keep one content each; the second snapshot's files that
       // hold the same bytes as the first's are not shared with them (no hash was stored), but are
       // stored once for every later snapshot.
       expect(await rows(db, 'SELECT count(*) AS n FROM trials')).toEqual([{ n: 15 + 19 }]);
       expect(
         await rows(db, `SELECT count(*) AS n FROM trial_content_files WHERE read_path = 'migrated'`),
-      ).toEqual([{ n: 3 }]);
+      ).toEqual([{ n: version === 10 ? 0 : 3 }]);
       expect(await rows(db, 'SELECT count(*) AS n FROM altered_values')).toEqual([{ n: 0 }]);
       const expected = (await Promise.all([FIXTURES.first, FIXTURES.second].map(partsInFiles))).flat().sort();
       expect(await partsInDb(db)).toEqual(expected);

@@ -97,7 +97,7 @@ describe('query and export', () => {
 
   it('opens the database read-only and prints SQL errors without a stack trace', async () => {
     const before = await tableCounts(db);
-    const write = await cli('query', `DELETE FROM assessments`, '--db', db);
+    const write = await cli('query', `DELETE FROM snapshots`, '--db', db);
     expect(write.code).toBe(1);
     expect(write.err).toMatch(/read-only/i);
     expect(write.err).not.toMatch(/\n\s+at /);

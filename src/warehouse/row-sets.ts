@@ -1,0 +1,174 @@
+/**
+ * Shared row sets (schema version 11, issue 14): the rows a snapshot gives a table are stored once per
+ * distinct content, like trial rows (trial-content.ts), and mapped to every snapshot that has them. A
+ * night that changed nothing then writes one mapping row per table instead of ~30,000 rows, and the
+ * database neither grows nor rewrites its small tables at the load's checkpoint.
+ *
+ *   rows of table T for snapshot S ─▶ key = sha256(T, rows without snapshot_id)
+ *     ─▶ key mapped before? ─▶ no: append the rows to stored_T under the key
+ *     ─▶ append (S, T, key) to snapshot_row_sets
+ *
+ * `T` stays what it was for every query: a view joining stored_T to snapshot_row_sets, with T's
+ * columns in T's order and snapshot_id from the mapping. Rows that belong to no snapshot (a triage
+ * journal's) are the row set `journal`, mapped once with a NULL snapshot_id.
+ *
+ * Which tables: every table with a snapshot_id except `snapshots` (one row a snapshot) and
+ * snapshot_trial_files (already the mapping of trial contents).
+ */
+import { createHash } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { appendRows, scalarNumber, type CellValue, type Row } from './db.js';
+import { ctx, type TableDef } from './schema-core.js';
+import { SNAPSHOT_TRIAL_FILES, SNAPSHOTS, TABLES } from './schema.js';
+import { quoteIdent, quoteLiteral } from './sql.js';
+
+/** The row set of rows that belong to no snapshot (triage journal rows). */
+export const JOURNAL_ROW_SET = 'journal';
+
+const SNAPSHOT_COLUMN = 'snapshot_id';
+
+/** The tables whose rows are stored as shared row sets (see the module comment). */
+export const SHARED_TABLES: readonly TableDef[] = TABLES.filter(
+  (t) => t !== SNAPSHOTS && t !== SNAPSHOT_TRIAL_FILES && t.columns.some((c) => c.name === SNAPSHOT_COLUMN),
+);
+
+const sharedNames = new Set(SHARED_TABLES.map((t) => t.name));
+
+export function isShared(table: TableDef): boolean {
+  return sharedNames.has(table.name);
+}
+
+/** Which snapshot has which row set of which table. */
+export const SNAPSHOT_ROW_SETS: TableDef = {
+  name: 'snapshot_row_sets',
+  doc: 'Storage: which row set of each table every snapshot holds (NULL snapshot: triage journal rows).',
+  scope: 'content',
+  columns: [
+    ctx(SNAPSHOT_COLUMN, 'VARCHAR'),
+    ctx('relation', 'VARCHAR'),
+    ctx('row_set', 'VARCHAR'),
+    ctx('rows', 'BIGINT'),
+  ],
+};
+
+/** The storage table of a shared table. */
+export function storedName(table: TableDef): string {
+  return `stored_${table.name}`;
+}
+
+/** stored_T: row_set, then T's columns without snapshot_id, in T's order. */
+export function storedTable(table: TableDef): TableDef {
+  return {
+    name: storedName(table),
+    doc: `Storage: the rows of ${table.name}, once per distinct row set (query ${table.name}).`,
+    scope: 'content',
+    columns: [ctx('row_set', 'VARCHAR'), ...table.columns.filter((c) => c.name !== SNAPSHOT_COLUMN)],
+  };
+}
+
+/** Every storage table of the shared tables (DDL order). */
+export const STORED_TABLES: readonly TableDef[] = SHARED_TABLES.map(storedTable);
+
+/** The view that gives T its contract: stored rows with the snapshot_id of every snapshot mapped to them. */
+export function sharedTableView(table: TableDef): string {
+  const columns = table.columns.map((c) =>
+    c.name === SNAPSHOT_COLUMN ? `m.${SNAPSHOT_COLUMN}` : `s.${quoteIdent(c.name)}`,
+  );
+  return `
+CREATE OR REPLACE VIEW ${table.name} AS
+SELECT ${columns.join(', ')}
+FROM ${quoteIdent(storedName(table))} s
+JOIN snapshot_row_sets m ON m.row_set = s.row_set AND m.relation = ${quoteLiteral(table.name)}`;
+}
+
+/** The rows without their snapshot_id (the stored form, and what the key is computed from). */
+function withoutSnapshot(table: TableDef, rows: readonly Row[]): Row[] {
+  const at = table.columns.findIndex((c) => c.name === SNAPSHOT_COLUMN);
+  return rows.map((row) => row.filter((_, i) => i !== at));
+}
+
+/** JSON keeps -0, NaN and the infinities apart from 0 and null, so two row sets never collide on them. */
+function exactNumbers(_key: string, value: unknown): unknown {
+  return typeof value === 'number' && (!Number.isFinite(value) || Object.is(value, -0))
+    ? { number: String(value) }
+    : value;
+}
+
+/** The key of a table's row set: the sha256 of the table name and its rows, in order. */
+export function rowSetKey(table: TableDef, rows: readonly (readonly CellValue[])[]): string {
+  return createHash('sha256')
+    .update(table.name)
+    .update('\n')
+    .update(JSON.stringify(rows, exactNumbers))
+    .digest('hex');
+}
+
+async function isMapped(conn: DuckDBConnection, table: TableDef, rowSet: string): Promise<boolean> {
+  const found = await scalarNumber(
+    conn,
+    'SELECT count(*) FROM snapshot_row_sets WHERE relation = $1 AND row_set = $2',
+    [table.name, rowSet],
+  );
+  return found > 0;
+}
+
+/**
+ * Writes a snapshot's rows of a shared table (within the load's transaction): the rows only when no
+ * snapshot holds the same row set yet, the mapping always. No rows: nothing is written.
+ */
+export async function writeSnapshotRows(
+  conn: DuckDBConnection,
+  table: TableDef,
+  snapshotId: string,
+  rows: readonly Row[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const stored = withoutSnapshot(table, rows);
+  const key = rowSetKey(table, stored);
+  if (!(await isMapped(conn, table, key)))
+    await appendRows(
+      conn,
+      storedTable(table),
+      stored.map((row) => [key, ...row]),
+    );
+  await appendRows(conn, SNAPSHOT_ROW_SETS, [[snapshotId, table.name, key, rows.length]]);
+}
+
+/**
+ * Appends rows that belong to no snapshot (a triage journal's) to a shared table, within the caller's
+ * transaction: they join the `journal` row set, mapped once.
+ */
+export async function appendJournalRows(
+  conn: DuckDBConnection,
+  table: TableDef,
+  rows: readonly Row[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const stored = withoutSnapshot(table, rows);
+  const at = table.columns.findIndex((c) => c.name === SNAPSHOT_COLUMN);
+  if (rows.some((row) => row[at] !== null))
+    throw new Error(`journal rows of ${table.name} must not name a snapshot`);
+  if (!(await isMapped(conn, table, JOURNAL_ROW_SET)))
+    await appendRows(conn, SNAPSHOT_ROW_SETS, [[null, table.name, JOURNAL_ROW_SET, null]]);
+  await appendRows(
+    conn,
+    storedTable(table),
+    stored.map((row) => [JOURNAL_ROW_SET, ...row]),
+  );
+}
+
+/**
+ * Deletes the stored rows no snapshot (or journal) maps any more, within the caller's transaction:
+ * retention calls it after deleting the pruned snapshots' mappings. Returns the rows deleted.
+ */
+export async function deleteUnmappedRowSets(conn: DuckDBConnection): Promise<number> {
+  let deleted = 0;
+  for (const table of SHARED_TABLES) {
+    const stored = quoteIdent(storedName(table));
+    const unmapped = `NOT EXISTS (SELECT 1 FROM snapshot_row_sets m
+      WHERE m.relation = ${quoteLiteral(table.name)} AND m.row_set = s.row_set)`;
+    deleted += await scalarNumber(conn, `SELECT count(*) FROM ${stored} s WHERE ${unmapped}`);
+    await conn.run(`DELETE FROM ${stored} s WHERE ${unmapped}`);
+  }
+  return deleted;
+}

@@ -1,0 +1,225 @@
+/**
+ * Issue 14: the rows a snapshot gives every small table are stored once per distinct content (shared
+ * row sets, schema version 11). A night that changed nothing adds mappings, not rows; every table keeps
+ * its rows and its snapshot_id for queries; retention deletes what no snapshot maps any more; a version
+ * 10 database keeps every row through the upgrade.
+ */
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Manifest } from '../../src/snapshot/manifest.js';
+import { verifySnapshot } from '../../src/snapshot/verify.js';
+import { loadSnapshots, type LoadProgress } from '../../src/warehouse/loader.js';
+import { pruneWarehouse } from '../../src/warehouse/prune.js';
+import { SHARED_TABLES, storedName } from '../../src/warehouse/row-sets.js';
+import { copyFixture, FIXTURES, reseal, rows, tempDir } from './helpers.js';
+import { toVersion10Statements } from './schema-downgrade.js';
+
+let work: Awaited<ReturnType<typeof tempDir>>;
+
+beforeAll(async () => {
+  work = await tempDir('airt-row-sets-');
+});
+afterAll(() => work.cleanup());
+
+/** FIXTURE's bytes as a later night's snapshot `id` (byte for byte what an unchanged service gives). */
+async function nextNight(
+  fixture: string,
+  id: string,
+  edit?: (dir: string) => Promise<void>,
+): Promise<string> {
+  const copied = await copyFixture(fixture, path.join(work.dir, id));
+  const dir = path.join(path.dirname(copied), id);
+  await rename(copied, dir);
+  await edit?.(dir);
+  const original = JSON.parse(await readFile(path.join(fixture, 'manifest.json'), 'utf8')) as Manifest;
+  await reseal(dir, (m) => {
+    m.snapshot_id = id;
+    m.finished_at = new Date(Date.parse(original.finished_at) + 86_400_000).toISOString();
+    // The validation facts stay those of the original files (reseal recomputes only hashes).
+    m.files.forEach((f, i) => Object.assign(f, { records: original.files[i]?.records ?? f.records }));
+  });
+  return dir;
+}
+
+/** Runs statements on the database directly (a version 10 database is not readable by the query layer). */
+async function execute(db: string, statements: readonly string[]): Promise<Record<string, unknown>[]> {
+  const instance = await DuckDBInstance.create(db);
+  const conn = await instance.connect();
+  try {
+    let last: Record<string, unknown>[] = [];
+    for (const sql of statements) last = (await conn.runAndReadAll(sql)).getRowObjectsJson();
+    return last;
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
+/** Rows of every shared table: stored (storage) and seen (through the table's view). */
+async function counts(db: string): Promise<Record<string, { stored: number; seen: number }>> {
+  const sql = SHARED_TABLES.map(
+    (t) =>
+      `SELECT '${t.name}' AS t, (SELECT count(*) FROM ${storedName(t)}) AS stored, (SELECT count(*) FROM ${t.name}) AS seen`,
+  ).join(' UNION ALL ');
+  const found = await rows(db, sql);
+  return Object.fromEntries(
+    found.map((r) => [String(r.t), { stored: Number(r.stored), seen: Number(r.seen) }]),
+  );
+}
+
+/** A table's rows of one snapshot without the snapshot_id, in a stable order (JSON lines). */
+async function rowsOf(db: string, table: string, snapshotId: string): Promise<string[]> {
+  const found = await rows(
+    db,
+    `SELECT * EXCLUDE (snapshot_id) FROM ${table} WHERE snapshot_id = '${snapshotId}'`,
+  );
+  return found
+    .map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)))
+    .sort();
+}
+
+describe('shared row sets', () => {
+  it('stores an unchanged night once: the second load adds mappings, no rows, and the same rows appear under its id', async () => {
+    const db = path.join(work.dir, 'unchanged.duckdb');
+    const day2 = await nextNight(FIXTURES.second, '20260316T060000Z-day2');
+    await loadSnapshots(db, [FIXTURES.second]);
+    const before = await counts(db);
+    await loadSnapshots(db, [day2]);
+    const after = await counts(db);
+    const written = Object.entries(before).filter(([, c]) => c.seen > 0);
+    expect(written.length).toBeGreaterThan(15);
+    for (const [table, { stored, seen }] of written) {
+      // Every row the first night stored is the second night's too: stored once, seen twice.
+      expect(after[table], table).toEqual({ stored, seen: seen * 2 });
+      expect(await rowsOf(db, table, '20260316T060000Z-day2'), table).toEqual(
+        await rowsOf(db, table, '20260315T060000Z-second'),
+      );
+    }
+    expect(
+      await rows(
+        db,
+        `SELECT count(*) AS n FROM snapshot_row_sets WHERE snapshot_id = '20260316T060000Z-day2'`,
+      ),
+    ).toEqual([{ n: written.length }]);
+  });
+
+  it('does not parse a night whose files all equal a loaded one: the rows are those a full read gives', async () => {
+    const db = path.join(work.dir, 'twin.duckdb');
+    const day2 = await nextNight(FIXTURES.second, '20260316T060000Z-twin');
+    await loadSnapshots(db, [FIXTURES.second]);
+    const events: LoadProgress[] = [];
+    const [loaded] = (await loadSnapshots(db, [day2], { onProgress: (e) => events.push(e) })).snapshots;
+    expect(events.filter((e) => e.type === 'same_inputs')).toEqual([
+      { type: 'same_inputs', snapshotId: '20260316T060000Z-twin', twin: '20260315T060000Z-second' },
+    ]);
+    expect(events.some((e) => e.type === 'trials')).toBe(false);
+    // Independently: the same snapshot read file by file into a database of its own.
+    const alone = path.join(work.dir, 'twin-alone.duckdb');
+    const [read] = (await loadSnapshots(alone, [day2])).snapshots;
+    expect(loaded?.rows).toEqual(read?.rows);
+    expect(loaded?.warnings).toBe(read?.warnings);
+    for (const table of [...SHARED_TABLES.map((t) => t.name), 'trials', 'message_parts', 'trial_tool_calls'])
+      expect(await rowsOf(db, table, '20260316T060000Z-twin'), table).toEqual(
+        await rowsOf(alone, table, '20260316T060000Z-twin'),
+      );
+    // A third night with a changed file is read again.
+    const day3 = await nextNight(FIXTURES.second, '20260317T060000Z-changed', async (dir) => {
+      const file = path.join(dir, 'findings/f0000000-0000-4000-8000-000000001001.json');
+      const body = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+      await writeFile(file, JSON.stringify({ ...body, notes: 'changed' }));
+    });
+    const later: LoadProgress[] = [];
+    await loadSnapshots(db, [day3], { onProgress: (e) => later.push(e) });
+    expect(later.some((e) => e.type === 'same_inputs')).toBe(false);
+  });
+
+  it('stores again only the tables whose rows changed', async () => {
+    const db = path.join(work.dir, 'changed.duckdb');
+    const finding = 'findings/f0000000-0000-4000-8000-000000001001.json';
+    const day2 = await nextNight(FIXTURES.second, '20260316T060000Z-triaged', async (dir) => {
+      const body = JSON.parse(await readFile(path.join(dir, finding), 'utf8')) as Record<string, unknown>;
+      await writeFile(path.join(dir, finding), JSON.stringify({ ...body, notes: 'triaged overnight' }));
+    });
+    await loadSnapshots(db, [FIXTURES.second]);
+    const before = await counts(db);
+    await loadSnapshots(db, [day2]);
+    const after = await counts(db);
+    for (const [table, { stored, seen }] of Object.entries(before)) {
+      // findings holds the changed file's row; snapshot_files its new sha256; the rest is shared.
+      const changed = table === 'findings' || table === 'snapshot_files';
+      expect(after[table], table).toEqual({ stored: changed ? stored * 2 : stored, seen: seen * 2 });
+    }
+    expect(
+      await rows(
+        db,
+        `SELECT snapshot_id, notes FROM findings WHERE origin = 'finding_detail' AND attack_run_id = 'f0000000-0000-4000-8000-000000001001' ORDER BY 1`,
+      ),
+    ).toEqual([
+      {
+        snapshot_id: '20260315T060000Z-second',
+        notes: expect.not.stringContaining('triaged overnight') as unknown,
+      },
+      { snapshot_id: '20260316T060000Z-triaged', notes: 'triaged overnight' },
+    ]);
+  });
+
+  it('retention keeps a row set while any kept snapshot maps it, and deletes it after', async () => {
+    const db = path.join(work.dir, 'retention.duckdb');
+    const day2 = await nextNight(FIXTURES.second, '20260316T060000Z-kept');
+    await loadSnapshots(db, [FIXTURES.first, FIXTURES.second, day2]);
+    const whole = await counts(db);
+    await pruneWarehouse(db, { org: 'acme', workspace: 'main', keep: ['20260316T060000Z-kept'] });
+    const pruned = await counts(db);
+    for (const [table, { seen }] of Object.entries(pruned)) {
+      // Nothing stored that no snapshot maps: what is stored is exactly what the kept night shows.
+      expect(pruned[table]?.stored, table).toBe(seen);
+    }
+    expect(pruned.findings?.seen).toBeGreaterThan(0);
+    expect(pruned.findings?.seen).toBeLessThan(whole.findings?.seen ?? 0);
+    expect(await rowsOf(db, 'assessments', '20260316T060000Z-kept')).toHaveLength(
+      Number((await rows(db, `SELECT count(*) AS n FROM assessments`))[0]?.n),
+    );
+  });
+
+  it('upgrades a version 10 database without losing or changing a row', async () => {
+    const db = path.join(work.dir, 'v10.duckdb');
+    await loadSnapshots(db, [FIXTURES.first, FIXTURES.second, FIXTURES.partial]);
+    await execute(db, toVersion10Statements());
+    const plain = async (table: string) =>
+      (await execute(db, [`SELECT * FROM ${table}`])).map((r) => JSON.stringify(r)).sort();
+    const before = new Map<string, string[]>();
+    for (const table of SHARED_TABLES) before.set(table.name, await plain(table.name));
+    const kind = `SELECT table_type FROM information_schema.tables WHERE table_name = 'findings'`;
+    expect(await execute(db, [kind])).toEqual([{ table_type: 'BASE TABLE' }]);
+    // Loading a snapshot upgrades the database (version 11) before it loads.
+    const day2 = await nextNight(FIXTURES.second, '20260316T060000Z-after-upgrade');
+    await loadSnapshots(db, [day2]);
+    for (const table of SHARED_TABLES) {
+      const found = (await plain(table.name)).filter((r) => !r.includes('20260316T060000Z-after-upgrade'));
+      expect(found, table.name).toEqual(before.get(table.name));
+    }
+    expect(await execute(db, [kind])).toEqual([{ table_type: 'VIEW' }]);
+  });
+});
+
+describe('a verification handed to the load (a run verifies, then loads)', () => {
+  it('is used while the manifest is the one verified, and made again when it changed', async () => {
+    const db = path.join(work.dir, 'handed.duckdb');
+    const dir = await nextNight(FIXTURES.first, '20260302T060000Z-handed');
+    const verified = new Map([[dir, await verifySnapshot(dir)]]);
+    const events: LoadProgress[] = [];
+    await loadSnapshots(db, [dir], { verified, onProgress: (e) => events.push(e) });
+    const verify = events.find((e) => e.type === 'verify');
+    expect(verify).toMatchObject({ files: 8, reused: 8 });
+    // The same directory re-sealed under another id after its verification: verified again.
+    const other = await nextNight(FIXTURES.second, '20260316T060000Z-resealed');
+    const stale = new Map([[other, await verifySnapshot(dir)]]);
+    const again: LoadProgress[] = [];
+    const [loaded] = (await loadSnapshots(db, [other], { verified: stale, onProgress: (e) => again.push(e) }))
+      .snapshots;
+    expect(again.find((e) => e.type === 'verify')).toMatchObject({ reused: 0 });
+    expect(loaded).toMatchObject({ snapshotId: '20260316T060000Z-resealed', verified: true });
+  });
+});
