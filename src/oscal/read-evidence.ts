@@ -6,7 +6,8 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows } from '../diff/warehouse-source.js';
-import { InvalidOptionError, UsageError } from '../errors.js';
+import { CliError } from '../errors.js';
+import { resolveProjectScope } from '../metrics/project-scope.js';
 
 export interface OscalSnapshot {
   snapshot_id: string;
@@ -74,7 +75,11 @@ const str = (value: unknown): string | null => (typeof value === 'string' ? valu
 const num = (value: unknown): number | null =>
   typeof value === 'number' && Number.isFinite(value) ? value : null;
 
-/** The project's snapshot: `snapshotId`, else the newest holding it; several workspaces need org/workspace. */
+/**
+ * The project's snapshot: `snapshotId`, else the newest holding its summary; a key several workspaces
+ * use needs org/workspace. Resolved as every report resolves it (metrics/project-scope.ts), so an
+ * export and a report of the same request read the same snapshot and fail with the same message.
+ */
 async function readSnapshot(
   conn: DuckDBConnection,
   request: {
@@ -84,43 +89,27 @@ async function readSnapshot(
     workspace?: string | undefined;
   },
 ): Promise<OscalSnapshot> {
-  const rows = await queryRows(
+  const scope = await resolveProjectScope(conn, request.project, request.snapshotId, request);
+  const [row] = await queryRows(
     conn,
-    `SELECT p.snapshot_id, s.org, s.workspace, strftime(s.started_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS started_at,
-            strftime(s.fetched_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS fetched_at, s.root_sha256, s.tool_version,
-            p.project_key, p.project_id, p.project_name
-     FROM projects p JOIN snapshots s ON s.snapshot_id = p.snapshot_id
-     WHERE (p.project_key = $1 OR p.project_id = $1) AND p.manifest_status = 'ok'
-       AND ($2::VARCHAR IS NULL OR p.snapshot_id = $2) AND ($3::VARCHAR IS NULL OR s.org = $3)
-       AND ($4::VARCHAR IS NULL OR s.workspace = $4)
-     ORDER BY s.fetched_at DESC, p.snapshot_id DESC`,
-    [request.project, request.snapshotId ?? null, request.org ?? null, request.workspace ?? null],
+    `SELECT s.org, s.workspace, strftime(s.started_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS started_at,
+            strftime(s.fetched_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS fetched_at, s.root_sha256, s.tool_version
+     FROM snapshots s WHERE s.snapshot_id = $1`,
+    [scope.snapshotId],
   );
-  const first = rows[0];
-  if (first === undefined) {
-    throw new UsageError(
-      `No snapshot in the database holds project ${request.project}${request.snapshotId ? ` in snapshot ${request.snapshotId}` : ''}.`,
-    );
-  }
-  const places = new Set(rows.map((row) => `${String(row.org)}/${String(row.workspace)}`));
-  if (request.snapshotId === undefined && places.size > 1) {
-    throw new InvalidOptionError(
-      'workspace',
-      (name) =>
-        `Project ${request.project} exists in several workspaces (${[...places].sort().join(', ')}); choose one with ${name('org')} and ${name('workspace')}.`,
-    );
-  }
+  if (row === undefined)
+    throw new CliError(`Snapshot ${scope.snapshotId} has no snapshots row; reload the database.`);
   return {
-    snapshot_id: String(first.snapshot_id),
-    org: String(first.org),
-    workspace: String(first.workspace),
-    started_at: str(first.started_at),
-    fetched_at: str(first.fetched_at),
-    root_sha256: str(first.root_sha256),
-    tool_version: str(first.tool_version),
-    project_key: String(first.project_key),
-    project_id: str(first.project_id),
-    project_name: str(first.project_name),
+    snapshot_id: scope.snapshotId,
+    org: String(row.org),
+    workspace: String(row.workspace),
+    started_at: str(row.started_at),
+    fetched_at: str(row.fetched_at),
+    root_sha256: str(row.root_sha256),
+    tool_version: str(row.tool_version),
+    project_key: scope.project.key,
+    project_id: scope.project.id,
+    project_name: scope.project.name,
   };
 }
 

@@ -10,6 +10,7 @@
  * `null` means "unknown" (absent in an older snapshot, or excluded because of an analytics warning)
  * and is rendered as "unknown"/"—", never as 0.
  */
+import type { ProjectRef, WorkspaceRef } from '../metrics/project-scope.js';
 import type { Sentence } from '../sentence.js';
 import { SEVERITIES } from '../severity.js';
 
@@ -28,27 +29,8 @@ export type SeverityCounts = Record<SeverityLevel, number | null>;
 // Generated sentences are a leaf type shared with the diff (src/sentence.ts).
 export type { Sentence, SentencePart } from '../sentence.js';
 
-export interface ProjectRef {
-  /** Project UUID when known. */
-  id: string | null;
-  /** The key the snapshot used (slug or UUID). */
-  key: string;
-  /** Human name from the service; attacker-controlled like any other text. */
-  name: string | null;
-  /**
-   * The project's org and workspace, set when the database holds more than one (org, workspace):
-   * project keys are unique only inside a workspace, so there the name alone is ambiguous. Absent in
-   * a single-workspace database, where it would only be noise.
-   */
-  workspace?: WorkspaceRef;
-}
-
-/** An org and workspace of the service: the scope a project key is unique in. */
-export interface WorkspaceRef {
-  org: string;
-  workspace: string;
-}
-
+// A project and its workspace are resolved below the reports (metrics/project-scope.ts).
+export type { ProjectRef, WorkspaceRef } from '../metrics/project-scope.js';
 /** `org/workspace`, the way the CLI and the reports name a workspace. */
 export function workspaceLabel(ref: WorkspaceRef): string {
   return `${ref.org}/${ref.workspace}`;

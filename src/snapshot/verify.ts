@@ -46,7 +46,7 @@ export interface VerifyResult {
   modified: ModifiedFile[];
   rootHash: { expected: string; actual: string; ok: boolean };
   manifest: Manifest;
-  /** Files whose digest came from `known` (not read). */
+  /** Files whose digest came from `known`, or that are `held` (not read). */
   reused: number;
   /**
    * Files read now that matched the manifest and whose identity was the same before and after and
@@ -69,6 +69,12 @@ export interface KnownDigests {
 
 export interface VerifyOptions {
   known?: KnownDigests;
+  /**
+   * Listed paths whose bytes the caller will not read because it already holds content with their
+   * listed sha256 (the warehouse's stored trial contents): checked to be a regular file of the listed
+   * size, not hashed. Counted in `reused`.
+   */
+  held?: ReadonlySet<string>;
 }
 
 /** The directory cannot be verified at all (no manifest, unreadable or invalid manifest). */
@@ -204,6 +210,7 @@ export async function verifySnapshot(dir: string, options: VerifyOptions = {}): 
       const known = options.known?.get(identity);
       // Only a known digest equal to the listed one stands in for reading; anything else is read.
       if (known && known.sha256 === entry.sha256 && known.bytes === entry.bytes) reused++;
+      else if (options.held?.has(entry.path) && stats.size === BigInt(entry.bytes)) reused++;
       else toHash.push({ entry, file, identity });
     }
   }

@@ -8,7 +8,7 @@ import { DEFAULT_MIN_TRIALS_FOR_EVIDENCE } from '../report/compliance-state.js';
 import { emptyDataQuality, type ComplianceModel, type PortfolioModel } from '../report/model.js';
 import { complianceFrameworks } from '../report/model-sql/compliance.js';
 import { portfolioProjects, portfolioTrend } from '../report/model-sql/portfolio.js';
-import { resolvePortfolioScopes, resolveProjectScope } from '../report/model-sql/scope.js';
+import { resolvePortfolioScopes, resolveProjectScope } from '../metrics/project-scope.js';
 import { VERSION } from '../version.js';
 import { asText } from './html.js';
 

@@ -17,13 +17,14 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { WordedError, type OptionWording } from '../errors.js';
 import { MANIFEST_FILE } from '../snapshot/manifest.js';
 import { resolveInside } from '../snapshot/safe-path.js';
-import { readManifest, verifySnapshot, type KnownDigests, type VerifyResult } from '../snapshot/verify.js';
+import { readManifest, verifySnapshot, type VerifyOptions, type VerifyResult } from '../snapshot/verify.js';
 import { TrialFileRepairs } from './altered-values.js';
 import { createWarehouseFile, needsCreation, removeAbandoned } from './create-warehouse.js';
 import { inTransaction, openWarehouse, type Warehouse } from './db.js';
 import { ensureSchema } from './ddl.js';
 import { loadJournalInto, readTriageJournal, type JournalLoadResult, type ParsedJournal } from './journal.js';
 import { SnapshotLoad, type LoadProgress, type VerifyProblem } from './snapshot-load.js';
+import { heldTrialFiles } from './trial-content.js';
 import { dropTrialStage, UnreadableTrialFileError } from './trial-loader.js';
 import { readKnownDigests, recordVerified } from './verified-files.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, openWarehouseLocked } from './warehouse-lock.js';
@@ -238,6 +239,7 @@ async function stageVerifyAndLoad(
   const listed = await readManifest(dir);
   // Read before the stage starts: the stage runs on this connection while the files are hashed.
   const known = await readKnownDigests(conn);
+  const held = await heldTrialFiles(conn, listed);
   const optimistic = firstAttempt && (await loadedRoot(conn, listed.snapshot_id)) === undefined;
   const staging = optimistic
     ? new SnapshotLoad(conn, dir, listed, new Set(listed.files.map((f) => f.path)), progress, repairs)
@@ -248,7 +250,7 @@ async function stageVerifyAndLoad(
         )
     : Promise.resolve({ error: null, notStaged: true });
   try {
-    return await verifyAndLoad(conn, dir, options, staging, repairs, known);
+    return await verifyAndLoad(conn, dir, options, staging, repairs, { known, held });
   } finally {
     await staging;
     await dropTrialStage(conn);
@@ -270,11 +272,12 @@ async function verifyAndLoad(
   options: LoadOptions,
   staging: Promise<{ error: unknown; notStaged?: boolean } | null>,
   repairs: TrialFileRepairs,
-  known: KnownDigests,
+  verifyOptions: VerifyOptions,
 ): Promise<SnapshotLoadResult> {
   const progress = options.onProgress ?? (() => undefined);
-  // Files this warehouse hashed before and untouched since are not read again (verified-files.ts).
-  const verification = (await verifiedJustNow(dir, options)) ?? (await verifySnapshot(dir, { known }));
+  // Files this warehouse hashed before and untouched since are not read again (verified-files.ts), nor
+  // trial files whose content it already stores (it never reads their bytes: trial-content.ts).
+  const verification = (await verifiedJustNow(dir, options)) ?? (await verifySnapshot(dir, verifyOptions));
   const stageFailure = await staging;
   const { manifest } = verification;
   const snapshotId = manifest.snapshot_id;

@@ -6,8 +6,6 @@
 import path from 'node:path';
 import { stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { CliError } from '../errors.js';
-import { formatIssues } from '../api/parse.js';
 import type { Manifest, ManifestFile } from '../snapshot/manifest.js';
 import { resolveInside } from '../snapshot/safe-path.js';
 import { VERSION } from '../version.js';
@@ -24,12 +22,19 @@ import { collectFindingDetail } from './finding-rows.js';
 import { AcceptanceFileSchema } from '../snapshot/risk-acceptances-file.js';
 import { acceptanceValues } from './acceptance-rows.js';
 import { readJsonFile } from './json-file.js';
+import { checkRecordCount, manifestWarnings, type VerifyProblem } from './load-checks.js';
 import { isShared, writeSnapshotRows } from './row-sets.js';
 import { mapLikeTwin, recordInputs, snapshotInputsKey, snapshotWithInputs } from './snapshot-inputs.js';
-import { isPlainObject, RowCollector, warningRows, type LoadWarning } from './row-builder.js';
+import { isPlainObject, RowCollector, warningRows } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
 import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
-import { contentIdentity, filesToRead, snapshotTrialCounts, storedContents } from './trial-content.js';
+import {
+  contentIdentity,
+  filesToRead,
+  manifestVouches,
+  snapshotTrialCounts,
+  storedContents,
+} from './trial-content.js';
 import {
   loadTrialFiles,
   stageTrials,
@@ -56,6 +61,8 @@ import {
   type TableDef,
 } from './schema.js';
 
+export { RecordCountError, SchemaDriftError, type VerifyProblem } from './load-checks.js';
+
 /** A step of a load, for progress output. */
 export type LoadProgress =
   /** `reused`: files not read, their digest known to the warehouse (verified-files.ts). */
@@ -66,31 +73,6 @@ export type LoadProgress =
   | { type: 'table'; snapshotId: string; table: string; rows: number }
   | { type: 'trials'; snapshotId: string; filesDone: number; filesTotal: number }
   | { type: 'committed'; snapshotId: string };
-
-/** The body does not hold as many records as its manifest entry says. */
-export class RecordCountError extends CliError {
-  override readonly name = 'RecordCountError';
-}
-
-/** A body field the manifest counts has a JSON type the API does not define. */
-export class SchemaDriftError extends CliError {
-  override readonly name = 'SchemaDriftError';
-}
-
-function jsonTypeOf(value: unknown): string {
-  if (typeof value === 'object') return value === null ? 'null' : 'an object';
-  return typeof value === 'string'
-    ? 'a string'
-    : typeof value === 'number'
-      ? 'a number'
-      : `a ${typeof value}`;
-}
-
-/** One difference between a snapshot directory and its manifest, as a sentence naming the file. */
-export interface VerifyProblem {
-  file: string;
-  message: string;
-}
 
 /** The work of loading one verified snapshot inside its transaction. */
 export class SnapshotLoad {
@@ -153,12 +135,7 @@ export class SnapshotLoad {
 
   /** Read with the trial loader's fast path: verified, and the manifest vouches for its content. */
   private isVouched(file: ManifestFile): boolean {
-    return (
-      this.verifiedFiles.has(file.path) &&
-      file.issues_total === 0 &&
-      file.unknown_keys.length === 0 &&
-      file.records !== null
-    );
+    return this.verifiedFiles.has(file.path) && manifestVouches(file);
   }
 
   /**
@@ -199,22 +176,8 @@ export class SnapshotLoad {
     return contentIdentity(file, this.snapshotId, this.verifiedFiles.has(file.path), this.isVouched(file));
   }
 
-  /**
-   * `records` (the body's array of them) of a body whose count the manifest records: when that
-   * field is present with another JSON type, the mismatch is schema drift and the message names the
-   * file and field, not just the counts.
-   */
   private checkCount(file: ManifestFile, loaded: number, records?: { body: unknown; field: string }): void {
-    if (file.records === null || file.records === loaded) return;
-    const value = records && isPlainObject(records.body) ? records.body[records.field] : undefined;
-    if (value !== undefined && value !== null && !Array.isArray(value)) {
-      throw new SchemaDriftError(
-        `${path.join(this.dir, file.path)}: field "${records?.field}" is ${jsonTypeOf(value)}, not the array the API defines (schema drift), so none of the ${file.records} items the manifest records could be read. Nothing was loaded.`,
-      );
-    }
-    throw new RecordCountError(
-      `${path.join(this.dir, file.path)}: the manifest records ${file.records} items but ${loaded} were loaded. The snapshot is inconsistent; nothing was loaded.`,
-    );
+    checkRecordCount(this.dir, file, loaded, records);
   }
 
   /** Loads everything; returns the number of load warnings and the rows per relation (RELATIONS order). */
@@ -307,7 +270,7 @@ export class SnapshotLoad {
         values: this.altered.length,
         files: [...new Set(this.altered.map((a) => a.file))].sort(),
       });
-    const warnings = [...this.manifestWarnings(problems), ...sink.warnings];
+    const warnings = [...manifestWarnings(this.manifest, problems), ...sink.warnings];
     await this.write(LOAD_WARNINGS, warningRows(this.snapshotId, warnings));
     // Every relation was counted above (written from JS, or counted after the trial load).
     const rows = Object.fromEntries(RELATIONS.map((t) => [t.name, this.rowCounts.get(t.name) ?? 0]));
@@ -562,40 +525,6 @@ export class SnapshotLoad {
         );
       }
     }
-  }
-
-  private manifestWarnings(problems: readonly VerifyProblem[]): LoadWarning[] {
-    const out: LoadWarning[] = [];
-    for (const p of problems)
-      out.push({
-        code: 'verify_failed',
-        message: `${p.message} (loaded unverified, as forced)`,
-        file: p.file,
-        detail: p,
-      });
-    for (const w of this.manifest.warnings)
-      out.push({ code: w.code, message: w.message, file: w.path ?? null, detail: w, source: 'manifest' });
-    for (const f of this.manifest.failed_requests) {
-      out.push({
-        code: 'failed_request',
-        message: `${f.method} ${f.path} failed: ${f.error}`,
-        file: f.file,
-        detail: f,
-        source: 'manifest',
-      });
-    }
-    for (const f of this.manifest.files) {
-      if (f.issues_total > 0) {
-        out.push({
-          code: 'schema_issue',
-          message: `${f.path}: ${f.issues_total} schema issue(s): ${formatIssues(f.issues, 3)}`,
-          file: f.path,
-          detail: { issues: f.issues, issues_total: f.issues_total },
-          source: 'manifest',
-        });
-      }
-    }
-    return out;
   }
 }
 

@@ -11,7 +11,9 @@
  *   manifest trial files ─▶ content key each ─▶ known in trial_content_files? ─▶ reuse (no read)
  *                                                        └ no ─▶ first file of that key ─▶ read
  */
+import { existsSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { openWarehouse, type Warehouse } from './db.js';
 import type { ManifestFile } from '../snapshot/manifest.js';
 
 export type ReadPathKind = 'vouched' | 'strict' | 'unverified';
@@ -28,6 +30,51 @@ export interface StoredAlteredValue {
   record: number;
   jsonPath: string;
   originalJson: string;
+}
+
+/**
+ * Whether the manifest vouches for a trial file's content (nothing for the strict path to catch), so
+ * that, once its bytes are verified, the fast path may read it.
+ */
+export function manifestVouches(file: ManifestFile): boolean {
+  return file.issues_total === 0 && file.unknown_keys.length === 0 && file.records !== null;
+}
+
+/**
+ * The trial files of `manifest` whose content, once verified, is already stored: the load never reads
+ * their bytes, so verification need not hash them (VerifyOptions.held). Should one fail verification
+ * after all (a forced load), its key becomes the snapshot's own and it is read like any other file.
+ */
+export async function heldTrialFiles(
+  conn: DuckDBConnection,
+  manifest: { snapshot_id: string; files: readonly ManifestFile[] },
+): Promise<Set<string>> {
+  const trials = manifest.files.filter((f) => f.kind === 'trials');
+  const keyOf = (f: ManifestFile) =>
+    contentIdentity(f, manifest.snapshot_id, true, manifestVouches(f)).contentKey;
+  const stored = await storedContents(conn, trials.map(keyOf));
+  return new Set(trials.filter((f) => stored.has(keyOf(f))).map((f) => f.path));
+}
+
+/**
+ * heldTrialFiles() for a caller without a connection (a scheduled run's verify step, before its load):
+ * opens the database read-only for the lookup. Empty when there is no database yet, or it cannot be
+ * read now (a writer holds it, an older schema): then every file is hashed, as without it.
+ */
+export async function heldTrialFilesIn(
+  dbPath: string,
+  manifest: { snapshot_id: string; files: readonly ManifestFile[] },
+): Promise<Set<string>> {
+  if (!existsSync(dbPath)) return new Set();
+  let warehouse: Warehouse | undefined;
+  try {
+    warehouse = await openWarehouse(dbPath, { readOnly: true });
+    return await heldTrialFiles(warehouse.conn, manifest);
+  } catch {
+    return new Set();
+  } finally {
+    warehouse?.close();
+  }
 }
 
 /** The content identity of a manifest trial file (see the module comment). */

@@ -200,4 +200,18 @@ describe('OSCAL assessment results', () => {
       ),
     ).toBe(2);
   });
+
+  it('resolves the project as the reports do: an unknown one is the same usage error, naming the known ones', async () => {
+    const run = async (format: string) => {
+      const io = recordingIO({ cwd: work });
+      const out = path.join(work, `unknown.${format}`);
+      const args = ['report', '--db', db, '--kind', 'compliance', '--project', 'no-such-project'];
+      const code = await main([...args, '--format', format, '--out', out], io);
+      return { code, err: io.err.join('') };
+    };
+    const [oscal, md] = [await run('oscal'), await run('md')];
+    expect(oscal.code).toBe(2);
+    expect(oscal).toEqual(md);
+    expect(oscal.err).toContain('Projects with a summary:');
+  });
 });

@@ -124,6 +124,13 @@ describe('runPipeline against the simulator', () => {
     ) as Manifest;
     const shared = secondManifest.files.filter((f) => f.stored === 'linked' && f.linked_from === firstId);
     expect(shared.length).toBeGreaterThan(0);
+    // The shared trial lists' content is in the warehouse: the verify step does not hash them.
+    const sharedTrials = shared.filter((f) => f.kind === 'trials').length;
+    expect(sharedTrials).toBeGreaterThan(0);
+    expect(first.summary.steps.find((s) => s.name === 'verify')?.detail).not.toContain('not hashed');
+    expect(second.summary.steps.find((s) => s.name === 'verify')?.detail).toContain(
+      `(${sharedTrials} trial files held by the warehouse, not hashed)`,
+    );
     const { kept_bytes: keptBytes, freed_bytes: freedBytes } = second.summary.retention!;
     expect(keptBytes).toBe((await diskUsage([second.summary.snapshot.dir!])).bytes);
     expect(freedBytes).toBeGreaterThan(0);

@@ -219,7 +219,35 @@ describe('a verification handed to the load (a run verifies, then loads)', () =>
     const again: LoadProgress[] = [];
     const [loaded] = (await loadSnapshots(db, [other], { verified: stale, onProgress: (e) => again.push(e) }))
       .snapshots;
-    expect(again.find((e) => e.type === 'verify')).toMatchObject({ reused: 0 });
+    // Read again: every file but the trial files whose content the database holds (not hashed).
+    const reverified = again.find((e) => e.type === 'verify');
+    expect(reverified?.type === 'verify' && reverified.reused < reverified.files).toBe(true);
     expect(loaded).toMatchObject({ snapshotId: '20260316T060000Z-resealed', verified: true });
+  });
+});
+
+describe('trial files whose content the database holds', () => {
+  it('are not hashed by the load (their bytes are never read); verify still checks them', async () => {
+    const db = path.join(work.dir, 'held.duckdb');
+    await loadSnapshots(db, [FIXTURES.first]);
+    const dir = await nextNight(FIXTURES.first, '20260302T060000Z-held');
+    const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
+    const trialFiles = manifest.files.filter((f) => f.kind === 'trials');
+    // Damage one trial file after its snapshot was sealed, keeping its size (bit rot on disk).
+    const damaged = path.join(dir, trialFiles[0]!.path);
+    const bytes = await readFile(damaged);
+    bytes[bytes.length - 2] = bytes[bytes.length - 2] === 0x20 ? 0x09 : 0x20;
+    await writeFile(damaged, bytes);
+    const events: LoadProgress[] = [];
+    const [loaded] = (await loadSnapshots(db, [dir], { onProgress: (e) => events.push(e) })).snapshots;
+    const verify = events.find((e) => e.type === 'verify');
+    expect(verify?.type === 'verify' && verify.reused).toBe(trialFiles.length);
+    // The rows are those of the listed sha256, stored when first read: identical to the first night's.
+    expect(loaded).toMatchObject({ outcome: 'loaded', verified: true });
+    expect(await rowsOf(db, 'trials', '20260302T060000Z-held')).toEqual(
+      await rowsOf(db, 'trials', '20260301T060000Z-first'),
+    );
+    const check = await verifySnapshot(dir);
+    expect(check.modified.map((m) => m.path)).toEqual([trialFiles[0]!.path]);
   });
 });
