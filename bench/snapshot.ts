@@ -130,8 +130,12 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/** Rounds of (snapshot, bare client) on the replay server: interleaved so load from elsewhere hits both. */
-const THROUGHPUT_ROUNDS = 5;
+/**
+ * Rounds of (snapshot, bare client) on the replay server: interleaved so load from elsewhere hits both,
+ * and in alternating order (odd rounds run the bare client first) so a load that rises or falls during
+ * a round does not always favour the same side. BENCH_ROUNDS sets more on a busy machine.
+ */
+const THROUGHPUT_ROUNDS = Math.max(3, Number(process.env.BENCH_ROUNDS ?? 5) || 5);
 const LATENCY_MS = 20;
 const CONCURRENCY = 8;
 
@@ -178,6 +182,8 @@ try {
   const rounds: Round[] = [];
   try {
     for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+      const bareFirst = round % 2 === 1;
+      const trivialBefore = bareFirst ? await bareClientRequestsPerSecond(replay.url, replay.paths) : 0;
       const servedBefore = replay.served();
       const dir = path.join(root, `replay-${round}`);
       const run = await runCli({ ...target, url: replay.url }, dir, concurrency);
@@ -191,7 +197,7 @@ try {
       if (hashesOf(manifest) !== hashesOf(recordedManifest))
         throw new Error('the replayed snapshot stored other bytes than the recorded one');
       const seconds = await publishedSeconds(run.dir, manifest);
-      const trivial = await bareClientRequestsPerSecond(replay.url, replay.paths);
+      const trivial = bareFirst ? trivialBefore : await bareClientRequestsPerSecond(replay.url, replay.paths);
       const simRun = await runCli(
         { ...target, url: sim.url },
         path.join(root, `simulator-${round}`),

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { InvalidOptionError, type OptionWording } from '../errors.js';
-import { textSnippet } from './error-body.js';
+import { textSnippet } from './text-snippet.js';
 
 /** Why `baseUrl` cannot be the service address (worded through `name`), or null when it can. */
 export function baseUrlProblem(baseUrl: string): OptionWording | null {

@@ -6,6 +6,7 @@
  */
 import { neutralizeControls } from '../text-safety.js';
 import { ValidationErrorItemSchema, type ValidationErrorItem } from './schemas.js';
+import { textSnippet } from './text-snippet.js';
 
 /** What a non-2xx body told us; every field is absent when the body did not carry it. */
 export interface ErrorBodyInfo {
@@ -16,8 +17,6 @@ export interface ErrorBodyInfo {
   /** First ~200 characters of a body that is not an error envelope, with HTML tags stripped. */
   bodySnippet?: string;
 }
-
-const SNIPPET_LENGTH = 200;
 
 /** Extracts the envelope's fields one by one, so one malformed field does not hide the others. */
 export function readErrorBody(text: string): ErrorBodyInfo {
@@ -46,29 +45,8 @@ export function readErrorBody(text: string): ErrorBodyInfo {
   return info;
 }
 
-/**
- * A short, single-line, readable excerpt of a body: scripts and styles dropped, tags stripped, common
- * entities decoded, whitespace collapsed, cut to ~200 characters.
- */
-export function textSnippet(text: string, length = SNIPPET_LENGTH): string {
-  const plain = text
-    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&nbsp;/gi, ' ')
-    .replace(/&lt;/gi, '<')
-    .replace(/&gt;/gi, '>')
-    .replace(/&quot;/gi, '"')
-    .replace(/&#39;/gi, "'")
-    .replace(/&amp;/gi, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
-  const safe = neutralizeControls(plain);
-  return safe.length > length ? `${safe.slice(0, length)}…` : safe;
-}
-
-// Kept as an export here for existing importers; the rule itself lives in the text-safety leaf module.
-export { neutralizeControls };
+// Kept as exports here for existing importers; the rules themselves live in their own modules.
+export { neutralizeControls, textSnippet };
 
 /**
  * Removes a secret from text before it is stored in an error or printed: a service (or a proxy) that

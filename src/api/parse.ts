@@ -101,7 +101,12 @@ function defOf(schema: z.ZodType): SchemaDef {
  */
 export function findUnknownKeys(schema: z.ZodType, data: unknown): string[] {
   const found = new Set<string>();
-  walk(schema, data, '$', found);
+  let plan = rootPlans.get(schema);
+  if (plan === undefined) {
+    plan = planFor(schema, '$');
+    rootPlans.set(schema, plan);
+  }
+  plan?.visit(data, found);
   return [...found].sort();
 }
 
@@ -119,55 +124,79 @@ function unwrap(schema: z.ZodType): SchemaDef {
   return def;
 }
 
-const leafCache = new WeakMap<z.ZodType, boolean>();
-
-/** True when nothing below a value of `schema` can hold keys (scalars, our unions of scalars). */
-function isLeaf(schema: z.ZodType): boolean {
-  let leaf = leafCache.get(schema);
-  if (leaf === undefined) {
-    const type = unwrap(schema).type;
-    leaf = type !== 'object' && type !== 'array' && type !== 'record';
-    leafCache.set(schema, leaf);
-  }
-  return leaf;
-}
-
 /** `path` extended by one key, as jsonPath writes it. */
 function childPath(path: string, key: string): string {
   return path + jsonPath([key]).slice(1);
 }
 
-// Runs once per key of every object of a body (summaries hold thousands), so it skips leaf values
-// without building their paths; a path is built only for what is recursed into or reported.
-function walk(schema: z.ZodType, data: unknown, path: string, found: Set<string>): void {
+/**
+ * How to look for unknown keys in a value of one schema at one (folded) path. A plan is built once
+ * per schema position and reused for every value there: the walk runs over every key of every object
+ * of a body (summaries hold hundreds of thousands), so each key costs one Map lookup, and a path
+ * string is built only once per key and position, not once per occurrence.
+ */
+interface WalkPlan {
+  visit(data: unknown, found: Set<string>): void;
+}
+
+/** Root plans (path `$`) by schema; null when nothing below the schema can hold keys. */
+const rootPlans = new WeakMap<z.ZodType, WalkPlan | null>();
+
+/** The plan for values of `schema` at `path`; null for scalars and our unions (of scalars). */
+function planFor(schema: z.ZodType, path: string): WalkPlan | null {
   const def = unwrap(schema);
   switch (def.type) {
     case 'array':
-      if (Array.isArray(data) && def.element && !isLeaf(def.element)) {
-        const itemPath = `${path}[*]`;
-        for (const item of data) walk(def.element, item, itemPath, found);
-      }
-      return;
+      return def.element ? elementsPlan(def.element, `${path}[*]`, Array.isArray) : null;
     case 'record':
-      if (isPlainObject(data) && def.valueType && !isLeaf(def.valueType)) {
-        const valuePath = `${path}.*`;
-        for (const value of Object.values(data)) walk(def.valueType, value, valuePath, found);
-      }
-      return;
+      return def.valueType ? elementsPlan(def.valueType, `${path}.*`, isPlainObject) : null;
     case 'object':
-      if (isPlainObject(data) && def.shape) {
-        for (const key of Object.keys(data)) {
-          // Own keys only: a body key like "constructor" must not find Object.prototype's.
-          const child = Object.hasOwn(def.shape, key) ? def.shape[key] : undefined;
-          if (!child) found.add(childPath(path, key));
-          else if (!isLeaf(child)) walk(child, data[key], childPath(path, key), found);
-        }
-      }
-      return;
+      return def.shape ? objectPlan(def.shape, path) : null;
     default:
-      // Scalars, and our unions, which are of scalars: nothing nested to inspect.
-      return;
+      return null;
   }
+}
+
+/** Every element of an array (or value of a record) against `element`, built on first use. */
+function elementsPlan(
+  element: z.ZodType,
+  elementPath: string,
+  accepts: (data: unknown) => boolean,
+): WalkPlan | null {
+  let plan: WalkPlan | null | undefined;
+  return {
+    visit(data, found) {
+      if (!accepts(data)) return;
+      plan ??= planFor(element, elementPath);
+      if (!plan) return;
+      const values = Array.isArray(data) ? (data as unknown[]) : Object.values(data as object);
+      for (const value of values) plan.visit(value, found);
+    },
+  };
+}
+
+/**
+ * The keys of an object: a key the shape does not declare is reported (its path, a string), a
+ * declared one is walked with its own plan (null: a leaf, nothing to walk).
+ */
+function objectPlan(shape: Record<string, z.ZodType>, path: string): WalkPlan {
+  const byKey = new Map<string, WalkPlan | string | null>();
+  return {
+    visit(data, found) {
+      if (!isPlainObject(data)) return;
+      for (const key of Object.keys(data)) {
+        let next = byKey.get(key);
+        if (next === undefined) {
+          // Own keys only: a body key like "constructor" must not find Object.prototype's.
+          const child = Object.hasOwn(shape, key) ? shape[key] : undefined;
+          next = child ? planFor(child, childPath(path, key)) : childPath(path, key);
+          byKey.set(key, next);
+        }
+        if (typeof next === 'string') found.add(next);
+        else if (next) next.visit(data[key], found);
+      }
+    },
+  };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -36,6 +36,17 @@ export interface FetchToFileOptions {
    * the caller has put the same bytes there itself (a hard link), so nothing is written.
    */
   beforeCommit?: (digest: StoredBody) => Promise<boolean>;
+  /**
+   * Receives the stored file's descriptor, still open, once the file is under its final name: the
+   * callee owns it (and closes it), so it can fsync the file without opening it again. Without it the
+   * descriptor is closed here.
+   */
+  takeDescriptor?: (fd: number) => void;
+  /**
+   * Called with the whole body, when it is held in memory, as soon as it has arrived and before it is
+   * written: what it says can start the next requests while the file is still being stored.
+   */
+  onReceived?: (content: Uint8Array) => void;
 }
 
 /** What fetchToFile stored; `content` is the body itself when it was held in memory (not spilled). */
@@ -90,6 +101,7 @@ export async function fetchToFile(
   const { digest, held } = received;
   let file = received.spilled;
   const whole = file ? undefined : held.length === 1 ? held[0]! : Buffer.concat(held);
+  if (whole) options.onReceived?.(whole);
   try {
     // The body is whole and hashed: a caller that already has these bytes elsewhere (an earlier
     // snapshot) may put a link at the final name instead, and nothing is written.
@@ -101,7 +113,8 @@ export async function fetchToFile(
       file = await openAtomic(finalPath);
       await file.write(whole!);
     }
-    await file.commit({ syncDir: false, syncFile: false });
+    if (options.takeDescriptor) options.takeDescriptor(await file.commitOpen());
+    else await file.commit({ syncDir: false, syncFile: false });
   } catch (error) {
     await file?.discard();
     throw error;

@@ -31,38 +31,14 @@ import type { ProgressReporter } from './progress.js';
 import { resolveInside } from './safe-path.js';
 import { linkIdenticalPrevious, shareFromPrevious, type Validation } from './share-previous.js';
 import type { PreviousSnapshot } from './since.js';
-
-/** Stops every task of a run once one of them hits an error that makes going on pointless. */
-export class RunStopper {
-  private readonly controller = new AbortController();
-  private fatalError: unknown;
-  constructor(outer?: AbortSignal) {
-    if (outer?.aborted) this.controller.abort(outer.reason);
-    outer?.addEventListener('abort', () => this.stop(outer.reason), { once: true });
-  }
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-  get stopped(): boolean {
-    return this.controller.signal.aborted;
-  }
-  /** The first error that stopped the run (the abort reason for an outside abort). */
-  get error(): unknown {
-    return this.fatalError ?? (this.controller.signal.reason as unknown);
-  }
-  stop(error: unknown): void {
-    if (this.stopped) return;
-    this.fatalError = error;
-    this.controller.abort(error);
-  }
-}
+import type { RunStopper } from './run-stopper.js';
 
 /** Errors after which no further request can succeed: wrong token, outdated client. */
 function isFatalApiError(error: unknown): boolean {
   return isAuthenticationError(error) || isUpgradeRequiredError(error);
 }
 
-export interface ObtainOptions {
+export interface ObtainOptions<F = unknown> {
   /** Return 'not_found' for a 404 instead of recording a failure (missing projects are a warning). */
   notFoundIsResult?: boolean;
   /**
@@ -74,6 +50,19 @@ export interface ObtainOptions {
   reuse?: { source: string; file: ManifestFile };
   /** Extra manifest fields (e.g. the assessment's updated_at and status for --since). */
   extra?: Partial<ManifestFile>;
+  /**
+   * A request running beside this one whose outcome an error that stops the run must not cut short:
+   * the stop waits for it. The first evaluation page goes out with the config, and a 426 on the page
+   * must still find the service's api_version from the config for its message.
+   */
+  stopAfter?: Promise<unknown>;
+  /**
+   * Receives the facts as soon as a fetched body held in memory has arrived, before its file is
+   * written (which may wait behind the thread pool's fsyncs), so the requests that depend on them can
+   * start at once. obtain() still resolves only once the file is stored, with the same facts; if the
+   * file cannot be stored the run stops.
+   */
+  onFacts?: (facts: F) => void;
 }
 
 export type Obtained<F> = { stored: JournalFile; facts: F } | 'not_found' | 'failed';
@@ -139,7 +128,8 @@ export class FileStore {
   private readonly checks: LimitFunction = pLimit(this.pool.size);
   /** fsyncs each stored file in the background; publishing skips the files it has flushed. */
   private readonly flusher = new Flusher();
-  private readonly pendingChecks: Promise<void>[] = [];
+  /** Queued validations and journal lines: drain() waits for all of them. */
+  private readonly pending: Promise<void>[] = [];
   private readonly createdDirs = new Set<string>();
   private heldForCheck = 0;
 
@@ -170,11 +160,19 @@ export class FileStore {
   async obtain<F = null>(
     target: FetchTarget,
     facts?: (file: string, content?: Uint8Array) => Promise<F>,
-    options: ObtainOptions = {},
+    options: ObtainOptions<F> = {},
   ): Promise<Obtained<F>> {
     const { stopper, progress } = this.options;
     let taken: Taken;
     const file = this.resolve(target.file);
+    let early: Promise<F> | undefined;
+    const readEarly =
+      facts && options.onFacts
+        ? (content: Uint8Array): void => {
+            early = facts(file, content);
+            early.then(options.onFacts, () => undefined);
+          }
+        : undefined;
     try {
       taken = await this.io(async (): Promise<Taken> => {
         if (stopper.stopped) throw stopper.error;
@@ -182,12 +180,14 @@ export class FileStore {
         const finished = await this.reuseFinished(target, file);
         if (finished) return { file: finished };
         return (
-          (await this.shareFromSince(target, file, options)) ?? (await this.fetch(target, file, options))
+          (await this.shareFromSince(target, file, options)) ??
+          (await this.fetch(target, file, options, readEarly))
         );
       });
     } catch (error) {
       if (stopper.stopped) throw stopper.error;
       if (isFatalApiError(error)) {
+        await options.stopAfter?.catch(() => undefined);
         stopper.stop(error);
         throw error;
       }
@@ -202,21 +202,26 @@ export class FileStore {
     }
     const small =
       taken.content && taken.content.byteLength <= RETURN_CONTENT_BYTES ? taken.content : undefined;
-    await this.record(taken.file, taken.validation, small);
-    return { stored: taken.file, facts: facts ? await facts(file, taken.content) : (null as F) };
+    this.record(taken.file, taken.validation, small);
+    return { stored: taken.file, facts: facts ? await (early ?? facts(file, taken.content)) : (null as F) };
   }
 
   /**
-   * Journals a file that is on disk under its final name and queues its validation; its manifest
-   * entry appears when validation is done. Also used for files that did not come from a request
+   * Queues the journal line of a file that is on disk under its final name, and its validation; its
+   * manifest entry appears when validation is done (drain() waits for both). Also used for files that did not come from a request
    * (findings copied from the triage journal). `known` is PREV's validation of the same bytes: a
    * shared file is then not read at all.
    */
-  async record(stored: JournalFile, known?: Validation, content?: Uint8Array): Promise<void> {
+  record(stored: JournalFile, known?: Validation, content?: Uint8Array): void {
     this.stored.add(stored.path);
     // A linked file's bytes were made durable when the earlier snapshot was published.
     if (stored.stored !== 'linked') this.flusher.flush(stored.path, this.resolve(stored.path));
-    await this.options.journal.append(stored);
+    // Not waited for here: the line matters only to a later resume, and a write queued behind the
+    // thread pool's fsyncs would hold up the requests that wait for this file's facts (a summary's
+    // trial lists). A failed write stops the run as a failed check does; drain() waits for it.
+    const journaled = this.options.journal.append(stored);
+    journaled.catch((error: unknown) => this.options.stopper.stop(error));
+    this.pending.push(journaled);
     if (known) {
       this.entries.set(stored.path, { ...stored, ...known });
       return;
@@ -238,7 +243,7 @@ export class FileStore {
     });
     // Observed here so a failure stops the run at once instead of waiting for drain().
     validation.catch((error: unknown) => this.options.stopper.stop(error));
-    this.pendingChecks.push(validation);
+    this.pending.push(validation);
   }
 
   /**
@@ -261,7 +266,7 @@ export class FileStore {
 
   /** Waits for every queued validation; rethrows what stopped the run, if anything did. */
   async drain(): Promise<void> {
-    await Promise.allSettled(this.pendingChecks);
+    await Promise.allSettled(this.pending);
     if (this.options.stopper.stopped) throw this.options.stopper.error;
   }
 
@@ -279,7 +284,7 @@ export class FileStore {
 
   private base(
     target: FetchTarget,
-    options: ObtainOptions,
+    options: Omit<ObtainOptions, 'onFacts'>,
   ): Omit<JournalFile, 'sha256' | 'bytes' | 'status' | 'fetched_at'> {
     const identity = Object.fromEntries(Object.entries(target.identity).filter(([, v]) => v !== undefined));
     return {
@@ -305,7 +310,7 @@ export class FileStore {
   private async shareFromSince(
     target: FetchTarget,
     file: string,
-    options: ObtainOptions,
+    options: Omit<ObtainOptions, 'onFacts'>,
   ): Promise<Taken | undefined> {
     const { previous, link } = this.options;
     if (!options.reuse || !previous) return undefined;
@@ -328,11 +333,19 @@ export class FileStore {
     };
   }
 
-  private async fetch(target: FetchTarget, file: string, options: ObtainOptions): Promise<Taken> {
+  private async fetch(
+    target: FetchTarget,
+    file: string,
+    options: Omit<ObtainOptions, 'onFacts'>,
+    onReceived?: (content: Uint8Array) => void,
+  ): Promise<Taken> {
     const { previous, link } = this.options;
     const same: { linked: boolean; validation?: Validation | undefined } = { linked: false };
     const body = await fetchToFile(this.options.client, target.request, file, {
       ...(target.kind === 'project_summary' ? { holdUpToBytes: SUMMARY_HOLD_BYTES } : {}),
+      // The flusher fsyncs the new file through the descriptor that wrote it (see flusher.ts).
+      takeDescriptor: (fd) => this.flusher.flushOpen(target.file, file, fd),
+      ...(onReceived ? { onReceived } : {}),
       beforeCommit: async (digest) => {
         const linked = await linkIdenticalPrevious(previous, target.file, digest, file, link);
         if (linked) Object.assign(same, { linked: true, validation: linked.validation });

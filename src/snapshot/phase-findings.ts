@@ -31,7 +31,7 @@ export async function findings(
     await store.ensureDir(file);
     const body = Buffer.from(JSON.stringify(finding.finding, null, 2) + '\n', 'utf8');
     await writeFileAtomic(file, body, { syncDir: false, syncFile: false });
-    await store.record({
+    store.record({
       path: relative,
       kind: 'finding',
       sha256: createHash('sha256').update(body).digest('hex'),
@@ -48,7 +48,7 @@ export async function findings(
     await store.ensureDir(file);
     const body = Buffer.from(JSON.stringify(triaged.acceptances, null, 2) + '\n', 'utf8');
     await writeFileAtomic(file, body, { syncDir: false });
-    await store.record({
+    store.record({
       path: RISK_ACCEPTANCES_FILE,
       kind: 'risk_acceptances',
       sha256: createHash('sha256').update(body).digest('hex'),

@@ -11,12 +11,12 @@
  * snapshot id is either absent or finished. `--resume` of a `.partial` that already holds a manifest
  * checks it and finishes these steps (see resume.ts).
  */
-import { open, readdir, rename, rm } from 'node:fs/promises';
+import { readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { JOURNAL_FILE } from './journal.js';
 import { MANIFEST_FILE, type Manifest, type ManifestFile } from './manifest.js';
-import { syncDirectory, writeFileAtomic } from './write-atomic.js';
+import { syncDirectory, syncFileAt, writeFileAtomic } from './write-atomic.js';
 
 /** The steps of `publishSnapshot`, in order; each is durable once reported. */
 export const PUBLISH_STEPS = ['swept', 'manifest_written', 'journal_removed', 'renamed'] as const;
@@ -75,17 +75,7 @@ async function syncDataFiles(
   await Promise.all(
     files
       .filter((file) => file.stored !== 'linked' && !synced.has(file.path))
-      .map((file) =>
-        limit(async () => {
-          const target = path.join(dir, file.path);
-          const handle = await open(target, 'r');
-          try {
-            await handle.sync();
-          } finally {
-            await handle.close();
-          }
-        }),
-      ),
+      .map((file) => limit(() => syncFileAt(path.join(dir, file.path)))),
   );
 }
 
@@ -120,8 +110,9 @@ export async function publishSnapshot(
   const directories = await sweepUnlisted(partialDir, listed);
   await syncDataFiles(partialDir, manifest.files, options.synced);
   // Data files were renamed into place without a directory fsync each; one fsync per directory here
-  // makes all of them durable before the manifest vouches for them.
-  for (const directory of directories.sort().reverse()) await syncDirectory(directory);
+  // makes all of them durable before the manifest vouches for them. The directories are independent
+  // of each other (all exist since the run made them), so they are synced together, not in turn.
+  await Promise.all(directories.map((directory) => syncDirectory(directory)));
   await options.afterStep?.('swept');
   await writeFileAtomic(path.join(partialDir, MANIFEST_FILE), serializeManifest(manifest));
   await options.afterStep?.('manifest_written');

@@ -27,7 +27,8 @@ import {
   trialsTarget,
   type FetchTarget,
 } from './fetch-plan.js';
-import type { FileStore, RunStopper } from './file-store.js';
+import type { FileStore } from './file-store.js';
+import type { RunStopper } from './run-stopper.js';
 import type { Manifest, ManifestWarning } from './manifest.js';
 import type { ProgressReporter } from './progress.js';
 import { reusableTrialFile, type PreviousSnapshot } from './since.js';
@@ -91,12 +92,15 @@ export async function runPhases(context: PhaseContext): Promise<PhaseOutcome> {
   const warnings: ManifestWarning[] = [];
   const { store, progress } = context;
 
-  // 1 · config (no token; versions for the manifest and for a 426 message)
+  // 1 · config (no token; versions for the manifest and for a 426 message), sent together with the
+  // first evaluation page, which does not depend on it: one round trip less before the bulk starts
   progress.plan(1);
-  const [config] = await settle(context, [store.obtain(configTarget(), readConfigFacts)]);
-  const versions: ConfigFacts =
-    typeof config === 'object' ? config.facts : { apiVersion: null, appVersion: null };
-  context.versions = versions;
+  const configTask = store.obtain(configTarget(), readConfigFacts);
+  const configured = configTask.then((config) => {
+    context.versions = typeof config === 'object' ? config.facts : { apiVersion: null, appVersion: null };
+  });
+  // Observed now (settled below): if the pages stop the run first, its rejection is not unhandled.
+  configured.catch(() => undefined);
 
   // 2 · evaluation pages; without --project keys, every job project id a page names is already
   // covered by nothing else, so its summary starts as soon as that page is stored (the connections do
@@ -104,7 +108,7 @@ export async function runPhases(context: PhaseContext): Promise<PhaseOutcome> {
   const trials = new TrialLists(context);
   const early =
     context.options.projects.length === 0 ? new Map<string, Promise<ProjectOutcome>>() : undefined;
-  const jobProjectIds = await evaluationPages(context, warnings, (ids) => {
+  const pages = evaluationPages(context, warnings, configured, (ids) => {
     if (!early) return;
     const fresh = projectKeysFromJobs(ids, new Set(early.keys()));
     for (const [key, outcome] of summaryTasks(context, fresh, true, trials)) {
@@ -113,6 +117,12 @@ export async function runPhases(context: PhaseContext): Promise<PhaseOutcome> {
       early.set(key, outcome);
     }
   });
+  // Both settled before going on (no request of this phase is left running), the config's failure first.
+  const [configOutcome, pagesOutcome] = await Promise.allSettled([settle(context, [configured]), pages]);
+  if (configOutcome.status === 'rejected') throw configOutcome.reason;
+  if (pagesOutcome.status === 'rejected') throw pagesOutcome.reason;
+  const jobProjectIds = pagesOutcome.value;
+  const versions: ConfigFacts = context.versions ?? { apiVersion: null, appVersion: null };
 
   // 3 + 4 · summaries (--project keys first, then job project ids not already covered), each
   // summary's trial lists started as soon as it is stored
@@ -173,6 +183,7 @@ export async function runPhases(context: PhaseContext): Promise<PhaseOutcome> {
 async function evaluationPages(
   context: PhaseContext,
   warnings: ManifestWarning[],
+  configured: Promise<unknown>,
   onProjectIds: (ids: readonly string[]) => void,
 ): Promise<string[]> {
   const { store, progress, org, workspace } = context;
@@ -183,7 +194,11 @@ async function evaluationPages(
     const results = await settle(
       context,
       numbers.map(async (page) => {
-        const result = await store.obtain(evaluationPageTarget(org, workspace, page), readPageFacts);
+        const result = await store.obtain(
+          evaluationPageTarget(org, workspace, page),
+          readPageFacts,
+          page === 1 ? { stopAfter: configured } : {},
+        );
         if (typeof result === 'object') onProjectIds(result.facts.projectIds);
         return result;
       }),
@@ -259,16 +274,22 @@ function summaryTasks(
     tasks.set(
       key,
       (async (): Promise<ProjectOutcome> => {
+        // The trial lists start as soon as the summary has arrived, while its file is being written.
+        let started: ProjectOutcome | undefined;
+        const startTrials = (facts: SummaryFacts): ProjectOutcome => {
+          started = { key, fromJobs, status: 'ok', facts };
+          trials.start(started);
+          return started;
+        };
         // A job's project may have been deleted since (a warning); one the user asked for must exist.
         const result = await store.obtain(target, readSummaryFacts, {
           notFoundIsResult: true,
           notFoundIsFailure: !fromJobs,
+          onFacts: startTrials,
         });
         if (result === 'not_found' || result === 'failed')
           return { key, fromJobs, status: result, facts: undefined };
-        const project: ProjectOutcome = { key, fromJobs, status: 'ok', facts: result.facts };
-        trials.start(project);
-        return project;
+        return started ?? startTrials(result.facts);
       })(),
     );
   }

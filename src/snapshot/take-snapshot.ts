@@ -50,7 +50,8 @@ import {
 } from '../errors.js';
 import { buildManifest } from './build-manifest.js';
 import { DEFAULT_TRIALS_LIMIT, configTarget, summaryTarget } from './fetch-plan.js';
-import { FileStore, RunStopper } from './file-store.js';
+import { FileStore } from './file-store.js';
+import { RunStopper } from './run-stopper.js';
 import {
   journalHeader,
   startJournal,
