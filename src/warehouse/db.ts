@@ -195,9 +195,22 @@ export async function appendRows(
  * restores the thread count after its ROLLBACK, and `work`'s error is the one reported.
  */
 export async function onOneThread<T>(conn: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  return onThreads(conn, 1, work);
+}
+
+/**
+ * onOneThread() with at most `threads` DuckDB threads (never more than the connection has): for the
+ * statements where a second thread saves more time than its buffers cost (trial-loader.ts).
+ */
+export async function onThreads<T>(
+  conn: DuckDBConnection,
+  threads: number,
+  work: () => Promise<T>,
+): Promise<T> {
   const before = await scalarNumber(conn, "SELECT current_setting('threads')");
-  if (before > 1) {
-    await conn.run('SET threads = 1');
+  const wanted = Math.max(1, Math.floor(threads));
+  if (before > wanted) {
+    await conn.run(`SET threads = ${wanted}`);
     reducedThreads.set(conn, before);
   }
   let result: T;
@@ -207,9 +220,9 @@ export async function onOneThread<T>(conn: DuckDBConnection, work: () => Promise
     await restoreThreads(conn).catch(() => undefined);
     throw error;
   }
-  if (before > 1) await restoreThreads(conn);
-  // Already on one thread: set the pool up twice, only to release the memory.
-  else await conn.run('SET threads = 2').then(() => conn.run('SET threads = 1'));
+  if (before > wanted) await restoreThreads(conn);
+  // Already at most that many threads: set the pool up twice, only to release the memory.
+  else await conn.run(`SET threads = ${before + 1}`).then(() => conn.run(`SET threads = ${before}`));
   return result;
 }
 

@@ -25,12 +25,14 @@ import { ensureSchema } from './ddl.js';
 import { loadJournalInto, readTriageJournal, type JournalLoadResult, type ParsedJournal } from './journal.js';
 import { SnapshotLoad, type LoadProgress, type VerifyProblem } from './snapshot-load.js';
 import { heldTrialFiles } from './trial-content.js';
-import { dropTrialStage, UnreadableTrialFileError } from './trial-loader.js';
+import { dropTrialStage, LoadMemoryError, UnreadableTrialFileError } from './trial-loader.js';
 import { readKnownDigests, recordVerified } from './verified-files.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, openWarehouseLocked } from './warehouse-lock.js';
 
 export { RecordCountError } from './snapshot-load.js';
 
+/** DuckDB threads the whole-file fast path tries first (see loadOneSnapshot). */
+const WHOLE_FILE_THREADS = 2;
 const DEFAULT_MEMORY_LIMIT = '256MB';
 export type { LoadProgress, VerifyProblem } from './snapshot-load.js';
 
@@ -189,12 +191,20 @@ async function loadOneSnapshot(
   // Trial files DuckDB refuses although they are valid JSON (lone surrogates) are rewritten and the
   // snapshot loaded again: the fast path stays as it is for every other file. Bounded: each retry
   // repairs at least one more file, or the error stands.
+  // The whole-file fast path runs on two threads first; should that run out of memory, the snapshot is
+  // loaded again on one, which needs far less (trial-loader.ts). Bounded: once.
   const repairs = new TrialFileRepairs();
+  let wholeFileThreads = WHOLE_FILE_THREADS;
   try {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await stageVerifyAndLoad(conn, dir, options, repairs, attempt === 0);
+        return await stageVerifyAndLoad(conn, dir, options, repairs, attempt === 0, wholeFileThreads);
       } catch (error) {
+        if (error instanceof LoadMemoryError && wholeFileThreads > 1) {
+          wholeFileThreads = 1;
+          options.onProgress?.({ type: 'retry_one_thread', dir, message: error.message });
+          continue;
+        }
         if (!(error instanceof UnreadableTrialFileError)) throw error;
         if (!(await repairTrialFiles(dir, error.relPath, repairs, attempt === 0))) throw error;
       }
@@ -231,6 +241,7 @@ async function stageVerifyAndLoad(
   options: LoadOptions,
   repairs: TrialFileRepairs,
   firstAttempt: boolean,
+  wholeFileThreads: number,
 ): Promise<SnapshotLoadResult> {
   const progress = options.onProgress ?? (() => undefined);
   // Staging the trials (DuckDB threads) overlaps with hashing the files (verify) when the snapshot is
@@ -250,7 +261,7 @@ async function stageVerifyAndLoad(
         )
     : Promise.resolve({ error: null, notStaged: true });
   try {
-    return await verifyAndLoad(conn, dir, options, staging, repairs, { known, held });
+    return await verifyAndLoad(conn, dir, options, staging, repairs, { known, held }, wholeFileThreads);
   } finally {
     await staging;
     await dropTrialStage(conn);
@@ -273,6 +284,7 @@ async function verifyAndLoad(
   staging: Promise<{ error: unknown; notStaged?: boolean } | null>,
   repairs: TrialFileRepairs,
   verifyOptions: VerifyOptions,
+  wholeFileThreads: number,
 ): Promise<SnapshotLoadResult> {
   const progress = options.onProgress ?? (() => undefined);
   // Files this warehouse hashed before and untouched since are not read again (verified-files.ts), nor
@@ -305,7 +317,7 @@ async function verifyAndLoad(
     );
   }
 
-  const load = new SnapshotLoad(conn, dir, manifest, verifiedFiles, progress, repairs);
+  const load = new SnapshotLoad(conn, dir, manifest, verifiedFiles, progress, repairs, wholeFileThreads);
   if (verification.ok && stageFailure && !stageFailure.notStaged) throw stageFailure.error;
   if (!verification.ok || stageFailure) {
     // The optimistic stage assumed every file verifies: rebuild it from the files that did.

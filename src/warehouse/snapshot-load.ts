@@ -68,6 +68,11 @@ export type LoadProgress =
   /** `reused`: files not read, their digest known to the warehouse (verified-files.ts). */
   | { type: 'verify'; dir: string; snapshotId: string; files: number; reused: number }
   | { type: 'already_loaded'; dir: string; snapshotId: string }
+  /**
+   * The trials ran out of memory on two threads: the snapshot is loaded again, the whole-file fast
+   * path on one (trial-loader.ts).
+   */
+  | { type: 'retry_one_thread'; dir: string; message: string }
   /** Same inputs as the loaded snapshot `twin` (snapshot-inputs.ts): its rows are mapped, no file read. */
   | { type: 'same_inputs'; snapshotId: string; twin: string }
   | { type: 'table'; snapshotId: string; table: string; rows: number }
@@ -95,6 +100,8 @@ export class SnapshotLoad {
     private readonly progress: (event: LoadProgress) => void,
     /** Trial files DuckDB refused although valid JSON, rewritten: read these copies instead. */
     private readonly repairs: TrialFileRepairs,
+    /** DuckDB threads for the whole-file fast path (trial-loader.ts). */
+    private readonly wholeFileThreads = 1,
   ) {
     this.snapshotId = manifest.snapshot_id;
   }
@@ -486,8 +493,12 @@ export class SnapshotLoad {
     );
     const toRead = filesToRead(files, stored);
     try {
-      await loadTrialFiles(this.conn, toRead, (done, total) =>
-        this.progress({ type: 'trials', snapshotId: this.snapshotId, filesDone: done, filesTotal: total }),
+      await loadTrialFiles(
+        this.conn,
+        toRead,
+        (done, total) =>
+          this.progress({ type: 'trials', snapshotId: this.snapshotId, filesDone: done, filesTotal: total }),
+        this.wholeFileThreads,
       );
     } catch (error) {
       throw await trialReadFailure(error, this.dir);

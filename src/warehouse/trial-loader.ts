@@ -19,7 +19,11 @@
  * rows' write run in one pipeline (on the million-trial snapshot, 2 s less than staging).
  *
  * Memory: every statement here runs on one DuckDB thread and hands the memory it freed back after it
- * (db.ts, onOneThread), and read buffers are sized from the files read (readObjectBytes). Measured
+ * (db.ts, onOneThread), and read buffers are sized from the files read (readObjectBytes). The one
+ * exception is the whole-file fast path, the bulk of the rows, which the loader first tries on
+ * `wholeFileThreads` threads (a second thread: load / raw read_json 1.50 → 1.05-1.20 on an idle
+ * 2-core machine, but its buffers need ~250 MB of limit, not 144) and, when that runs out of memory,
+ * again on one (loader.ts). Measured
  * on the million-trial snapshot (bench/load.ts, bench/load-memory.ts): peak RSS 400-430 MB with the
  * default 256 MB limit (620-700 MB before), and it still loads at 144 MB.
  */
@@ -27,7 +31,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError, WordedError } from '../errors.js';
-import { isOutOfMemory, onOneThread, outOfMemoryDetail } from './db.js';
+import { isOutOfMemory, onOneThread, onThreads, outOfMemoryDetail } from './db.js';
 import { malformedFileError } from './json-file.js';
 import { quoteLiteral } from './sql.js';
 import type { ContentIdentity, StoredAlteredValue } from './trial-content.js';
@@ -289,12 +293,13 @@ export async function loadTrialFiles(
   conn: DuckDBConnection,
   files: readonly TrialFile[],
   onBatch: (done: number, total: number) => void = () => undefined,
+  wholeFileThreads = 1,
 ): Promise<void> {
   if (files.length === 0) return;
   await writeFileTable(conn, files);
   let done = 0;
-  const step = async (count: number, sql: string): Promise<void> => {
-    await onOneThread(conn, () => conn.run(sql));
+  const step = async (count: number, sql: string, threads = 1): Promise<void> => {
+    await onThreads(conn, threads, () => conn.run(sql));
     done += count;
     onBatch(done, files.length);
   };
@@ -313,7 +318,7 @@ export async function loadTrialFiles(
       batch.map((f) => f.fileNo),
       readObjectBytes(batch, WHOLE_FILE_OBJECT_CAP),
     );
-    await reading(batch, () => step(batch.length, fastTrialsInsert(rows)));
+    await reading(batch, () => step(batch.length, fastTrialsInsert(rows), wholeFileThreads));
   }
   await checkStagedOrdinals(conn, files);
   await onOneThread(conn, () => conn.run(RECORD_CONTENTS));

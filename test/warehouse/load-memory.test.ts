@@ -5,14 +5,16 @@
  * (The peak RSS itself is a figure of bench/load.ts, not a test: no timings or sizes of a process here.)
  */
 import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cliOptionName } from '../../src/cli/option-names.js';
 import { WordedError } from '../../src/errors.js';
 import { inTransaction, onOneThread, openWarehouse, scalarNumber } from '../../src/warehouse/db.js';
-import { loadSnapshots } from '../../src/warehouse/loader.js';
+import type { Manifest } from '../../src/snapshot/manifest.js';
+import { loadSnapshots, type LoadProgress } from '../../src/warehouse/loader.js';
 import { byteBatches, readObjectBytes } from '../../src/warehouse/trial-loader.js';
-import { FIXTURES, tableCounts, tempDir } from './helpers.js';
+import { copyFixture, FIXTURES, reseal, tableCounts, tempDir } from './helpers.js';
 
 const MIB = 1024 * 1024;
 const MEMORY_MESSAGE =
@@ -135,5 +137,42 @@ describe('byteBatches', () => {
   it('puts a file bigger than the bound alone, and makes no empty batch', () => {
     expect(sizes(byteBatches([{ bytes: 20 }, { bytes: 1 }, { bytes: 30 }], 8))).toEqual([[20], [1], [30]]);
     expect(byteBatches([], 8)).toEqual([]);
+  });
+});
+
+describe('the whole-file fast path on two threads', () => {
+  it('loads again on one thread when two run out of memory, with every trial', async () => {
+    const work = await tempDir();
+    try {
+      // Trial files of ~6 MiB each: two threads reading them need more than 128MB, one does not.
+      const dir = await copyFixture(FIXTURES.first, work.dir);
+      const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
+      const records = new Map<string, number>();
+      for (const file of manifest.files.filter((f) => f.kind === 'trials')) {
+        const trials = JSON.parse(await readFile(path.join(dir, file.path), 'utf8')) as Record<
+          string,
+          unknown
+        >[];
+        if (trials.length === 0) continue;
+        const rounds = Math.ceil((6 * MIB) / JSON.stringify(trials).length);
+        const copies = Array.from({ length: rounds }, (_, i) =>
+          trials.map((t, j) => ({ ...t, trial_index: i * trials.length + j })),
+        ).flat();
+        await writeFile(path.join(dir, file.path), JSON.stringify(copies));
+        records.set(file.path, copies.length);
+      }
+      expect(records.size).toBeGreaterThan(1);
+      await reseal(dir, (m) => {
+        for (const f of m.files) f.records = records.get(f.path) ?? f.records;
+      });
+      const events: LoadProgress[] = [];
+      const db = path.join(work.dir, 'retry.duckdb');
+      await loadSnapshots(db, [dir], { memoryLimit: '128MB', onProgress: (e) => events.push(e) });
+      expect(events.filter((e) => e.type === 'retry_one_thread')).toHaveLength(1);
+      const total = [...records.values()].reduce((a, b) => a + b, 0);
+      expect((await tableCounts(db)).trials).toBe(total);
+    } finally {
+      await work.cleanup();
+    }
   });
 });

@@ -75,6 +75,8 @@ export const loadCommand = defineCommand<LoadArgs>({
         if (event.type === 'verify') progress(`verifying ${show(event.snapshotId)} (${event.files} files)`);
         else if (event.type === 'trials') progress(`  trials: ${event.filesDone}/${event.filesTotal} files`);
         else if (event.type === 'committed') progress(`  committed ${show(event.snapshotId)}`);
+        else if (event.type === 'retry_one_thread')
+          progress(`  out of memory reading the trials on two threads; loading again on one`);
         else if (event.type === 'same_inputs')
           progress(`  same files as ${show(event.twin)}: its rows are shared, no file parsed`);
         else if (event.type === 'already_loaded')
