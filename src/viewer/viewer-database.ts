@@ -66,6 +66,8 @@ export const IDLE_CLOSE_MS = 1_000;
 /** How long a page waits for a load that holds the file before it is answered 503. */
 export const OPEN_WAIT_MS = 3_000;
 const OPEN_RETRY_MS = 100;
+/** How often a page looks for a load waiting for the file (a directory listing beside the database). */
+const WAITER_CHECK_MS = 250;
 
 /** Opens the file read-only for one session of page views: checked, external access off. */
 async function openSession(dbPath: string): Promise<Warehouse> {
@@ -152,8 +154,16 @@ export async function openViewerDatabase(dbPath: string): Promise<ViewerDatabase
     if (now !== version) memos.clear();
     version = now;
   };
+  // A page runs many queries, each acquiring: the waiter notes are looked for at most every
+  // WAITER_CHECK_MS (a load retries its open every 100 ms and waits seconds, so it loses nothing).
+  let waiterCheckedAt = -Infinity;
+  const writerWaits = async (): Promise<boolean> => {
+    if (Date.now() - waiterCheckedAt < WAITER_CHECK_MS) return false;
+    waiterCheckedAt = Date.now();
+    return writerWaiting(dbPath);
+  };
   const acquire = async (): Promise<Warehouse> => {
-    if (await writerWaiting(dbPath)) {
+    if (await writerWaits()) {
       // A load waits for the file: let it go, and open again only once the load has it (or gave up).
       release();
       await giveWayToWriter(dbPath);

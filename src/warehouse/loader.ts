@@ -15,7 +15,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { WordedError, type OptionWording } from '../errors.js';
-import { MANIFEST_FILE } from '../snapshot/manifest.js';
+import { MANIFEST_FILE, type Manifest } from '../snapshot/manifest.js';
 import { resolveInside } from '../snapshot/safe-path.js';
 import { readManifest, verifySnapshot, type VerifyOptions, type VerifyResult } from '../snapshot/verify.js';
 import { TrialFileRepairs } from './altered-values.js';
@@ -23,18 +23,20 @@ import { createWarehouseFile, needsCreation, removeAbandoned } from './create-wa
 import { inTransaction, openWarehouse, type Warehouse } from './db.js';
 import { ensureSchema } from './ddl.js';
 import { loadJournalInto, readTriageJournal, type JournalLoadResult, type ParsedJournal } from './journal.js';
-import { SnapshotLoad, type LoadProgress, type VerifyProblem } from './snapshot-load.js';
+import type { VerifyProblem } from './load-checks.js';
+import { SnapshotLoad, type LoadProgress } from './snapshot-load.js';
 import { heldTrialFiles } from './trial-content.js';
 import { dropTrialStage, LoadMemoryError, UnreadableTrialFileError } from './trial-loader.js';
 import { readKnownDigests, recordVerified } from './verified-files.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, openWarehouseLocked } from './warehouse-lock.js';
 
-export { RecordCountError } from './snapshot-load.js';
+export { RecordCountError } from './load-checks.js';
 
 /** DuckDB threads the whole-file fast path tries first (see loadOneSnapshot). */
 const WHOLE_FILE_THREADS = 2;
 const DEFAULT_MEMORY_LIMIT = '256MB';
-export type { LoadProgress, VerifyProblem } from './snapshot-load.js';
+export type { VerifyProblem } from './load-checks.js';
+export type { LoadProgress } from './snapshot-load.js';
 
 /** How loadSnapshots loads: force past verification, a triage journal, progress, clock, lock timeout. */
 export interface LoadOptions {
@@ -248,9 +250,14 @@ async function stageVerifyAndLoad(
   // new: optimistically, as if every file verifies. Nothing is written until verification passed;
   // if it did not, the stage is rebuilt from the files that did.
   const listed = await readManifest(dir);
-  // Read before the stage starts: the stage runs on this connection while the files are hashed.
-  const known = await readKnownDigests(conn);
-  const held = await heldTrialFiles(conn, listed);
+  const given = handedOver(listed, dir, options);
+  // Read before the stage starts: the stage runs on this connection while the files are hashed. Files
+  // this warehouse hashed before and untouched since are not read again (verified-files.ts), nor trial
+  // files whose content it already stores (it never reads their bytes: trial-content.ts).
+  const verifyOptions: VerifyOptions = given
+    ? {}
+    : { known: await readKnownDigests(conn), held: await heldTrialFiles(conn, listed) };
+  const verify = async (): Promise<VerifyResult> => given ?? verifySnapshot(dir, verifyOptions);
   const optimistic = firstAttempt && (await loadedRoot(conn, listed.snapshot_id)) === undefined;
   const staging = optimistic
     ? new SnapshotLoad(conn, dir, listed, new Set(listed.files.map((f) => f.path)), progress, repairs)
@@ -261,7 +268,7 @@ async function stageVerifyAndLoad(
         )
     : Promise.resolve({ error: null, notStaged: true });
   try {
-    return await verifyAndLoad(conn, dir, options, staging, repairs, { known, held }, wholeFileThreads);
+    return await verifyAndLoad(conn, dir, options, staging, repairs, verify, wholeFileThreads);
   } finally {
     await staging;
     await dropTrialStage(conn);
@@ -283,13 +290,11 @@ async function verifyAndLoad(
   options: LoadOptions,
   staging: Promise<{ error: unknown; notStaged?: boolean } | null>,
   repairs: TrialFileRepairs,
-  verifyOptions: VerifyOptions,
+  verify: () => Promise<VerifyResult>,
   wholeFileThreads: number,
 ): Promise<SnapshotLoadResult> {
   const progress = options.onProgress ?? (() => undefined);
-  // Files this warehouse hashed before and untouched since are not read again (verified-files.ts), nor
-  // trial files whose content it already stores (it never reads their bytes: trial-content.ts).
-  const verification = (await verifiedJustNow(dir, options)) ?? (await verifySnapshot(dir, verifyOptions));
+  const verification = await verify();
   const stageFailure = await staging;
   const { manifest } = verification;
   const snapshotId = manifest.snapshot_id;
@@ -340,11 +345,13 @@ async function verifyAndLoad(
   return { ...base, outcome: 'loaded', rows, warnings };
 }
 
-/** The caller's verification of `dir` (LoadOptions.verified), if the manifest is still the one it read. */
-async function verifiedJustNow(dir: string, options: LoadOptions): Promise<VerifyResult | undefined> {
+/**
+ * The caller's verification of `dir` (LoadOptions.verified), if `onDisk` (the manifest as read now) is
+ * still the one it verified.
+ */
+function handedOver(onDisk: Manifest, dir: string, options: LoadOptions): VerifyResult | undefined {
   const given = options.verified?.get(dir);
   if (!given) return undefined;
-  const onDisk = await readManifest(dir);
   const same =
     onDisk.snapshot_id === given.manifest.snapshot_id && onDisk.root_sha256 === given.manifest.root_sha256;
   // Every digest is the caller's: the load reads none of the files to verify them.

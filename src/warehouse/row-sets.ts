@@ -159,16 +159,11 @@ export async function appendJournalRows(
 
 /**
  * Deletes the stored rows no snapshot (or journal) maps any more, within the caller's transaction:
- * retention calls it after deleting the pruned snapshots' mappings. Returns the rows deleted.
+ * retention calls it after deleting the pruned snapshots' mappings.
  */
-export async function deleteUnmappedRowSets(conn: DuckDBConnection): Promise<number> {
-  let deleted = 0;
+export async function deleteUnmappedRowSets(conn: DuckDBConnection): Promise<void> {
   for (const table of SHARED_TABLES) {
-    const stored = quoteIdent(storedName(table));
-    const unmapped = `NOT EXISTS (SELECT 1 FROM snapshot_row_sets m
-      WHERE m.relation = ${quoteLiteral(table.name)} AND m.row_set = s.row_set)`;
-    deleted += await scalarNumber(conn, `SELECT count(*) FROM ${stored} s WHERE ${unmapped}`);
-    await conn.run(`DELETE FROM ${stored} s WHERE ${unmapped}`);
+    await conn.run(`DELETE FROM ${quoteIdent(storedName(table))} s WHERE NOT EXISTS (
+      SELECT 1 FROM snapshot_row_sets m WHERE m.relation = ${quoteLiteral(table.name)} AND m.row_set = s.row_set)`);
   }
-  return deleted;
 }

@@ -61,8 +61,6 @@ import {
   type TableDef,
 } from './schema.js';
 
-export { RecordCountError, SchemaDriftError, type VerifyProblem } from './load-checks.js';
-
 /** A step of a load, for progress output. */
 export type LoadProgress =
   /** `reused`: files not read, their digest known to the warehouse (verified-files.ts). */
