@@ -11,6 +11,7 @@ import { recordingIO } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { EXIT } from '../../src/errors.js';
 import { TOKEN } from './helpers/bodies.js';
+import { caught } from '../helpers/caught.js';
 
 const FINDING = '00000000-0000-4000-8000-00000000f001';
 
@@ -33,15 +34,6 @@ function blockedClient(port: number, waits: number[]): ApiClient {
     },
   });
   return client;
-}
-
-async function caught(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('a port fetch blocks', () => {

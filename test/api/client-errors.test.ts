@@ -27,6 +27,7 @@ import {
   type Script,
   type ScriptServer,
 } from './helpers/script-server.js';
+import { caught } from '../helpers/caught.js';
 
 let server: ScriptServer | undefined;
 let client: ApiClient | undefined;
@@ -49,15 +50,6 @@ async function setup(script: Script, options: Partial<ApiClientOptions> = {}): P
     ...options,
   });
   return client;
-}
-
-async function caught(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 const FINDING = '00000000-0000-4000-8000-00000000f001';

@@ -27,6 +27,7 @@ import {
   type Script,
   type ScriptServer,
 } from './helpers/script-server.js';
+import { caught } from '../helpers/caught.js';
 
 const FINDING = '00000000-0000-4000-8000-00000000f001';
 const AUTO_REFILL = { enabled: true, monthly_cap: 5, quantity: 2, threshold: 5000 };
@@ -66,15 +67,6 @@ async function setup(script: Script, options: Partial<ApiClientOptions> = {}): P
     ...options,
   });
   return { api: client, server, delays, events };
-}
-
-async function caught(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 const rateLimited = (retryAfter: string) => ({

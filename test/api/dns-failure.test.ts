@@ -18,6 +18,7 @@ import { main } from '../../src/cli/main.js';
 import { EXIT } from '../../src/errors.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 import { TOKEN } from './helpers/bodies.js';
+import { caught } from '../helpers/caught.js';
 
 const NOWHERE = 'http://airt-report-test.invalid:8080';
 const FINDING = '00000000-0000-4000-8000-00000000f001';
@@ -63,15 +64,6 @@ function makeClient(waits: number[], fetch?: typeof undiciFetch): ApiClient {
     ...(fetch ? { fetch } : {}),
   });
   return client;
-}
-
-async function caught(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('a host name that does not exist (ENOTFOUND)', () => {

@@ -13,6 +13,7 @@ import { firstMeaningfulLine } from '../../src/report/browser-launch-error.js';
 import { printPdf } from '../../src/report/pdf.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
+import { caught } from '../helpers/caught.js';
 
 const COMPLAINT =
   '/usr/lib/chromium/chromium: error while loading shared libraries: libnss3.so: cannot open shared object file';
@@ -31,19 +32,9 @@ beforeAll(async () => {
   await Promise.all([chmod(broken, 0o755), chmod(silent, 0o755)]);
 });
 
-/** The rejection of `promise`, which must reject. */
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
-
 describe('a Chromium that fails to start', () => {
   it('gives one paragraph: the executable, that it failed, its first complaint, the fix', async () => {
-    const error = await rejection(printPdf('<p>x</p>', { executablePath: broken }));
+    const error = await caught(printPdf('<p>x</p>', { executablePath: broken }));
     expect(error).toBeInstanceOf(CliError);
     expect(error.message).toBe(
       `PDF output: Chromium at ${broken} failed to start (exit code 1): ${COMPLAINT}. ` +
@@ -53,7 +44,7 @@ describe('a Chromium that fails to start', () => {
   });
 
   it('still names the executable and the fix when the browser says nothing', async () => {
-    const error = await rejection(printPdf('<p>x</p>', { executablePath: silent }));
+    const error = await caught(printPdf('<p>x</p>', { executablePath: silent }));
     expect(error.message).toMatch(new RegExp(`^PDF output: Chromium at ${silent} failed to start`));
     expect(error.message).not.toContain('\n');
     expect(error.message).not.toContain('\u001b');

@@ -15,20 +15,11 @@ import type { Manifest } from '../../src/snapshot/manifest.js';
 import { loadSnapshots, type LoadProgress } from '../../src/warehouse/loader.js';
 import { byteBatches, readObjectBytes } from '../../src/warehouse/trial-loader.js';
 import { copyFixture, FIXTURES, reseal, tableCounts, tempDir } from './helpers.js';
+import { caught } from '../helpers/caught.js';
 
 const MIB = 1024 * 1024;
 const MEMORY_MESSAGE =
   /needs more memory than the load's memory limit|needed more memory than its memory limit/;
-
-/** The error a load rejects with (it must reject). */
-async function failure(load: Promise<unknown>): Promise<Error> {
-  try {
-    await load;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('the load succeeded');
-}
 
 function expectMemoryError(error: Error): void {
   expect(error).toBeInstanceOf(WordedError);
@@ -53,7 +44,7 @@ describe('a load that hits its memory limit', () => {
     'fails with one clear line at %s; a first load leaves no database',
     async (limit) => {
       const db = path.join(work.dir, 'first.duckdb');
-      expectMemoryError(await failure(loadSnapshots(db, [FIXTURES.first], { memoryLimit: limit })));
+      expectMemoryError(await caught(loadSnapshots(db, [FIXTURES.first], { memoryLimit: limit })));
       expect(existsSync(db)).toBe(false);
     },
   );
@@ -62,7 +53,7 @@ describe('a load that hits its memory limit', () => {
     const db = path.join(work.dir, 'loaded.duckdb');
     await loadSnapshots(db, [FIXTURES.first]);
     const before = await tableCounts(db);
-    expectMemoryError(await failure(loadSnapshots(db, [FIXTURES.second], { memoryLimit: '4MB' })));
+    expectMemoryError(await caught(loadSnapshots(db, [FIXTURES.second], { memoryLimit: '4MB' })));
     expect(await tableCounts(db)).toEqual(before);
     const loaded = await loadSnapshots(db, [FIXTURES.second]);
     expect(loaded.snapshots[0]).toMatchObject({ outcome: 'loaded' });
