@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { spawn } from 'node:child_process';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
+import { loadKilledAt } from './killed-load.js';
 import { copyFixture, FIXTURES, reseal, rows, tableCounts, tempDir } from './helpers.js';
 
 const TRIAL_FILE = 'trials/a0000000-0000-4000-8000-000000000001.json';
@@ -175,18 +175,13 @@ describe('a load that fails midway', () => {
 
   it('leaves the database as it was when the process is killed mid-load', async () => {
     const before = await tableCounts(db);
-    const script = `
-      import { loadSnapshots } from ${JSON.stringify(path.resolve('src/warehouse/loader.ts'))};
-      await loadSnapshots(${JSON.stringify(db)}, [${JSON.stringify(FIXTURES.second)}], {
-        onProgress: (event) => { if (event.type === 'table' && event.table === 'message_parts') process.kill(process.pid, 'SIGKILL'); },
-      });`;
-    const scriptFile = path.join(work.dir, 'crash.mts');
-    await writeFile(scriptFile, script);
-    const signal = await new Promise<NodeJS.Signals | null>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', scriptFile], { stdio: 'ignore' });
-      child.on('error', reject);
-      child.on('exit', (_code, sig) => resolve(sig));
-    });
+    const signal = await loadKilledAt(
+      work.dir,
+      db,
+      [FIXTURES.second],
+      1,
+      "e.type === 'table' && e.table === 'message_parts'",
+    );
     expect(signal).toBe('SIGKILL');
     expect(await tableCounts(db)).toEqual(before);
   });

@@ -5,7 +5,6 @@
  * between snapshots, and loading again ends exactly where an uninterrupted load ends: nothing lost,
  * no row set stored twice.
  */
-import { spawn } from 'node:child_process';
 import { cp, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import type { Manifest } from '../../src/snapshot/manifest.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { SHARED_TABLES, storedName } from '../../src/warehouse/row-sets.js';
 import { copyFixture, FIXTURES, reseal, rows, tempDir } from './helpers.js';
+import { loadKilledAt } from './killed-load.js';
 
 const KILLS = 6;
 let work: Awaited<ReturnType<typeof tempDir>>;
@@ -57,23 +57,6 @@ async function state(db: string): Promise<string> {
   );
 }
 
-async function killedLoad(db: string, at: number): Promise<NodeJS.Signals | null> {
-  const script = path.join(work.dir, 'kill-load.mts');
-  await writeFile(
-    script,
-    `import { loadSnapshots } from ${JSON.stringify(path.resolve('src/warehouse/loader.ts'))};
-     let seen = 0;
-     await loadSnapshots(${JSON.stringify(db)}, ${JSON.stringify(nights)}, {
-       onProgress: () => { if (++seen === ${at}) process.kill(process.pid, 'SIGKILL'); },
-     });`,
-  );
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('exit', (_code, signal) => resolve(signal));
-  });
-}
-
 beforeAll(async () => {
   work = await tempDir('airt-row-sets-kill-');
   nights = [await night('20260316T060000Z-same'), await night('20260317T060000Z-triaged', 'triaged')];
@@ -99,7 +82,7 @@ describe('shared row sets when the load is killed', () => {
       const at = 1 + Math.floor(Math.random() * events);
       const db = path.join(work.dir, `killed-${i}.duckdb`);
       await cp(base, db);
-      expect(await killedLoad(db, at), `kill at event ${at}`).toBe('SIGKILL');
+      expect(await loadKilledAt(work.dir, db, nights, at), `kill at event ${at}`).toBe('SIGKILL');
       // The last event follows the second commit: then the kill finds the load done.
       expect([before, between, after], `kill at event ${at}`).toContain(await state(db));
       await loadSnapshots(db, nights);

@@ -5,7 +5,7 @@
  * digest is never recorded for a file changed within the settle window; a load killed at any point
  * leaves a database whose recorded digests are all true.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { link, mkdir, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { computeRootHash, type Manifest } from '../../src/snapshot/manifest.js';
 import { verifySnapshot } from '../../src/snapshot/verify.js';
 import { loadSnapshots, SnapshotRefusedError, type LoadProgress } from '../../src/warehouse/loader.js';
 import { copyFixture, FIXTURES, rows, tableCounts, tempDir } from './helpers.js';
+import { loadKilledAt } from './killed-load.js';
 
 let work: { dir: string; cleanup: () => Promise<void> };
 /** The fixture's files (one inode each), settled; more snapshots are made of links to them. */
@@ -122,27 +123,14 @@ describe('verified files (load)', () => {
     const db = path.join(work.dir, 'kill.duckdb');
     const [a, b] = [snapshot('kill-a'), snapshot('kill-b')];
     await loadSnapshots(db, [a]);
-    const loader = JSON.stringify(path.resolve('src/warehouse/loader.ts'));
     // Before the transaction, inside it (the n-th relation written), after its commit.
     const points = [
       ['verify', 1],
       ['table', 12],
       ['committed', 1],
     ] as const;
-    for (const [i, [event, nth]] of points.entries()) {
-      const script = `
-        import { loadSnapshots } from ${loader};
-        let seen = 0;
-        await loadSnapshots(${JSON.stringify(db)}, [${JSON.stringify(b)}], {
-          onProgress: (e) => { if (e.type === ${JSON.stringify(event)} && ++seen === ${nth}) process.kill(process.pid, 'SIGKILL'); },
-        });`;
-      const scriptFile = path.join(work.dir, `kill-${i}.mts`);
-      await writeFile(scriptFile, script);
-      const signal = await new Promise<NodeJS.Signals | null>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', scriptFile], { stdio: 'ignore' });
-        child.on('error', reject);
-        child.on('exit', (_code, sig) => resolve(sig));
-      });
+    for (const [event, nth] of points) {
+      const signal = await loadKilledAt(work.dir, db, [b], nth, `e.type === ${JSON.stringify(event)}`);
       expect(signal).toBe('SIGKILL');
       // Every recorded digest is the file's true sha256 (verify with them agrees with a full verify).
       const known = await knownFrom(db);
