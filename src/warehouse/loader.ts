@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { WordedError, type OptionWording } from '../errors.js';
+import { InvalidOptionError, WordedError, type OptionWording } from '../errors.js';
 import { MANIFEST_FILE, type Manifest } from '../snapshot/manifest.js';
 import { resolveInside } from '../snapshot/safe-path.js';
 import { readManifest, verifySnapshot, type VerifyOptions, type VerifyResult } from '../snapshot/verify.js';
@@ -67,6 +67,21 @@ export interface LoadOptions {
    * changed between the load's own hashing and its reading of the file.
    */
   verified?: ReadonlyMap<string, VerifyResult>;
+}
+
+/** A size DuckDB's memory_limit takes: a number and a unit (B, KB … TB, KiB … TiB). */
+const MEMORY_LIMIT = /^\d+(\.\d+)?\s*([KMGT]i?)?B$/i;
+
+/**
+ * The memory limit, checked before any database is touched: DuckDB's own refusal names neither the
+ * value nor the option ("Failed to set config").
+ */
+function checkedMemoryLimit(limit: string): string {
+  if (MEMORY_LIMIT.test(limit.trim())) return limit.trim();
+  throw new InvalidOptionError(
+    'memoryLimit',
+    (name) => `${name('memoryLimit')} ${JSON.stringify(limit)} is not a size; give one such as 256MB or 1GB.`,
+  );
 }
 
 /** One snapshot's load: loaded or already present, with its row counts. */
@@ -139,7 +154,7 @@ export async function loadSnapshots(
   // leaves nothing behind and commits nothing.
   for (const dir of dirs) await readManifest(path.resolve(dir));
   const journal = options.journal ? await readTriageJournal(options.journal) : null;
-  const memoryLimit = options.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
+  const memoryLimit = checkedMemoryLimit(options.memoryLimit ?? DEFAULT_MEMORY_LIMIT);
   const open = (file: string): Promise<Warehouse> => openWarehouse(file, { memoryLimit });
   if (dbPath === ':memory:') return loadInto(await open(dbPath), dirs, journal, options, []);
   await removeAbandoned(dbPath);

@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cliOptionName } from '../../src/cli/option-names.js';
-import { WordedError } from '../../src/errors.js';
+import { InvalidOptionError, WordedError } from '../../src/errors.js';
 import { inTransaction, onOneThread, openWarehouse, scalarNumber } from '../../src/warehouse/db.js';
 import type { Manifest } from '../../src/snapshot/manifest.js';
 import { loadSnapshots, type LoadProgress } from '../../src/warehouse/loader.js';
@@ -162,6 +162,23 @@ describe('the whole-file fast path on two threads', () => {
       expect(events.filter((e) => e.type === 'retry_one_thread')).toHaveLength(1);
       const total = [...records.values()].reduce((a, b) => a + b, 0);
       expect((await tableCounts(db)).trials).toBe(total);
+    } finally {
+      await work.cleanup();
+    }
+  });
+});
+
+describe('a memory limit that is not a size', () => {
+  it('is a usage error naming the option and the value, before any database is touched', async () => {
+    const work = await tempDir();
+    try {
+      const db = path.join(work.dir, 'never.duckdb');
+      const error = await caught(loadSnapshots(db, [FIXTURES.first], { memoryLimit: 'banana' }));
+      expect(error).toBeInstanceOf(InvalidOptionError);
+      expect((error as InvalidOptionError).describeWith(cliOptionName)).toBe(
+        '--memory-limit "banana" is not a size; give one such as 256MB or 1GB.',
+      );
+      expect(existsSync(db)).toBe(false);
     } finally {
       await work.cleanup();
     }
