@@ -1,6 +1,6 @@
 /** Shared helpers of the warehouse tests: the committed fixture snapshots, temp dirs, re-sealing. */
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,18 @@ export async function copyFixture(fixture: string, into: string): Promise<string
   const target = path.join(into, path.basename(fixture));
   await cp(fixture, target, { recursive: true });
   return target;
+}
+
+/**
+ * A copy of a closed database file at `to`, for tests that start from the same loaded snapshots: a
+ * load of a fixture takes a second or two, a copy milliseconds. A load closes (and so checkpoints) its
+ * database, so the file is whole; a write-ahead log left beside it would mean it was not closed.
+ */
+export async function copyDatabase(from: string, to: string): Promise<string> {
+  const wal = await stat(`${from}.wal`).catch(() => null);
+  if (wal) throw new Error(`${from} has a write-ahead log: close it before copying`);
+  await copyFile(from, to);
+  return to;
 }
 
 /**

@@ -9,7 +9,7 @@ import { WHOLE_FILE_MAX_BYTES } from '../../src/warehouse/trial-loader.js';
 import { SHARED_TABLES } from '../../src/warehouse/row-sets.js';
 import { knownViewNames } from '../../src/warehouse/views.js';
 import { toVersion10Statements, toVersion10Storage } from './schema-downgrade.js';
-import { copyFixture, FIXTURES, reseal, rows, tempDir } from './helpers.js';
+import { copyDatabase, copyFixture, FIXTURES, reseal, rows, tempDir } from './helpers.js';
 
 type Part = { kind?: unknown; text?: unknown; caption?: unknown };
 type Trial = { candidate_parts?: Part[] | null; response_parts?: Part[] | null };
@@ -143,10 +143,14 @@ function downgradeStatements(version: 1 | 2 | 6 | 7 | 10): string[] {
 
 describe('message parts', () => {
   let work: Awaited<ReturnType<typeof tempDir>>;
+  /** FIXTURES.first loaded once; each upgrade test downgrades a copy of its own. */
+  let firstLoaded: string;
   const snapshots = [FIXTURES.first, FIXTURES.second, FIXTURES.partial];
 
   beforeAll(async () => {
     work = await tempDir();
+    firstLoaded = path.join(work.dir, 'first.duckdb');
+    await loadSnapshots(firstLoaded, [FIXTURES.first]);
   });
   afterAll(() => work.cleanup());
 
@@ -218,8 +222,7 @@ describe('message parts', () => {
   it.each([1, 2, 6, 7, 10] as const)(
     'upgrades a schema-%i database in place: old and new parts alike, user views kept',
     async (version) => {
-      const db = path.join(work.dir, `upgrade-${version}.duckdb`);
-      await loadSnapshots(db, [FIXTURES.first]);
+      const db = await copyDatabase(firstLoaded, path.join(work.dir, `upgrade-${version}.duckdb`));
       await run(db, downgradeStatements(version));
       await loadSnapshots(db, [FIXTURES.second]);
       expect(await rows(db, 'SELECT max(version) AS v FROM schema_version')).toEqual([{ v: SCHEMA_VERSION }]);

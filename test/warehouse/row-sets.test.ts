@@ -13,13 +13,17 @@ import { verifySnapshot } from '../../src/snapshot/verify.js';
 import { loadSnapshots, type LoadProgress } from '../../src/warehouse/loader.js';
 import { pruneWarehouse } from '../../src/warehouse/prune.js';
 import { SHARED_TABLES, storedName } from '../../src/warehouse/row-sets.js';
-import { copyFixture, FIXTURES, reseal, rows, tempDir } from './helpers.js';
+import { copyDatabase, copyFixture, FIXTURES, reseal, rows, tempDir } from './helpers.js';
 import { toVersion10Statements } from './schema-downgrade.js';
 
 let work: Awaited<ReturnType<typeof tempDir>>;
+/** FIXTURES.second loaded once; the tests that start from it each load their nights into a copy. */
+let secondLoaded: string;
 
 beforeAll(async () => {
   work = await tempDir('airt-row-sets-');
+  secondLoaded = path.join(work.dir, 'second.duckdb');
+  await loadSnapshots(secondLoaded, [FIXTURES.second]);
 });
 afterAll(() => work.cleanup());
 
@@ -82,9 +86,8 @@ async function rowsOf(db: string, table: string, snapshotId: string): Promise<st
 
 describe('shared row sets', () => {
   it('stores an unchanged night once: the second load adds mappings, no rows, and the same rows appear under its id', async () => {
-    const db = path.join(work.dir, 'unchanged.duckdb');
+    const db = await copyDatabase(secondLoaded, path.join(work.dir, 'unchanged.duckdb'));
     const day2 = await nextNight(FIXTURES.second, '20260316T060000Z-day2');
-    await loadSnapshots(db, [FIXTURES.second]);
     const before = await counts(db);
     await loadSnapshots(db, [day2]);
     const after = await counts(db);
@@ -106,9 +109,8 @@ describe('shared row sets', () => {
   });
 
   it('does not parse a night whose files all equal a loaded one: the rows are those a full read gives', async () => {
-    const db = path.join(work.dir, 'twin.duckdb');
+    const db = await copyDatabase(secondLoaded, path.join(work.dir, 'twin.duckdb'));
     const day2 = await nextNight(FIXTURES.second, '20260316T060000Z-twin');
-    await loadSnapshots(db, [FIXTURES.second]);
     const events: LoadProgress[] = [];
     const [loaded] = (await loadSnapshots(db, [day2], { onProgress: (e) => events.push(e) })).snapshots;
     expect(events.filter((e) => e.type === 'same_inputs')).toEqual([
@@ -136,13 +138,12 @@ describe('shared row sets', () => {
   });
 
   it('stores again only the tables whose rows changed', async () => {
-    const db = path.join(work.dir, 'changed.duckdb');
+    const db = await copyDatabase(secondLoaded, path.join(work.dir, 'changed.duckdb'));
     const finding = 'findings/f0000000-0000-4000-8000-000000001001.json';
     const day2 = await nextNight(FIXTURES.second, '20260316T060000Z-triaged', async (dir) => {
       const body = JSON.parse(await readFile(path.join(dir, finding), 'utf8')) as Record<string, unknown>;
       await writeFile(path.join(dir, finding), JSON.stringify({ ...body, notes: 'triaged overnight' }));
     });
-    await loadSnapshots(db, [FIXTURES.second]);
     const before = await counts(db);
     await loadSnapshots(db, [day2]);
     const after = await counts(db);
