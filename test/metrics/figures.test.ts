@@ -17,7 +17,7 @@ import { warehouseMetricProvider } from '../../src/pipeline/warehouse-metrics.js
 import { buildModel } from '../../src/report/build-model.js';
 import { FRAMEWORKS } from '../../src/report/frameworks.js';
 import { renderReportJson } from '../../src/report/json-report.js';
-import type { ExecutiveModel, PortfolioModel } from '../../src/report/model.js';
+import type { ExecutiveModel, PortfolioModel, ReportModel } from '../../src/report/model.js';
 import { renderHtml, renderMarkdown } from '../../src/report/render.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
@@ -78,6 +78,49 @@ afterAll(async () => {
   warehouse?.close();
   await work?.cleanup();
 });
+
+type Kind = 'executive' | 'compliance' | 'portfolio';
+
+/** An object and everything it holds made read-only (a write to it then throws: ESM is strict). */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/**
+ * Each report model built once per kind and project, shared read-only by the tests (a build of this
+ * fixture takes over a second, rendering its HTML charts as long). Deep-frozen, so a renderer that
+ * changed its model would throw instead of handing a later test altered figures; the determinism test
+ * builds its second copy afresh.
+ */
+const models = new Map<string, Promise<ReportModel>>();
+function model(kind: Kind, project: string): Promise<ReportModel> {
+  const key = `${kind}/${project}`;
+  let cached = models.get(key);
+  if (!cached) {
+    cached = buildModel(warehouse.conn, { kind, project }).then(deepFreeze);
+    models.set(key, cached);
+  }
+  return cached;
+}
+
+/** The Markdown and HTML (without <wbr>) of model(kind, project), rendered once. */
+const renders = new Map<string, Promise<{ md: string; html: string }>>();
+function rendered(kind: Kind, project: string): Promise<{ md: string; html: string }> {
+  const key = `${kind}/${project}`;
+  let cached = renders.get(key);
+  if (!cached) {
+    cached = model(kind, project).then(async (built) => ({
+      md: (await renderMarkdown(built)).markdown,
+      html: (await renderHtml(built)).html.replaceAll('<wbr>', ''),
+    }));
+    renders.set(key, cached);
+  }
+  return cached;
+}
 
 /** Plain TypeScript over the raw snapshot JSON: the figures as TAXONOMY defines them. */
 async function recompute(project: string) {
@@ -149,9 +192,9 @@ describe('the metrics layer', () => {
       for (const level of ['critical', 'high', 'medium', 'low', 'info'] as const) {
         expect([level, figures[`findings_${level}`].value]).toEqual([level, expected.counts[level]]);
       }
-      const model = (await buildModel(warehouse.conn, { kind: 'executive', project })) as ExecutiveModel;
+      const executive = (await model('executive', project)) as ExecutiveModel;
       const coverage = Object.fromEntries(
-        model.complianceCoverage.map((row) => [row.framework, row.coveragePct]),
+        executive.complianceCoverage.map((row) => [row.framework, row.coveragePct]),
       );
       for (const [framework, value] of Object.entries(expected.coverage)) {
         expect([framework, coverage[framework]]).toEqual([framework, value]);
@@ -168,17 +211,17 @@ describe('the metrics layer', () => {
     expect(figures.risk_score.excluded_assessments).toEqual([A1]);
     expect(figures.findings_total.excluded_assessments).toEqual([A2]);
     expect(figures.findings_open.excluded_assessments).toEqual([A2]);
-    const model = (await buildModel(warehouse.conn, {
-      kind: 'executive',
-      project: 'payments-bot',
-    })) as ExecutiveModel;
+    const executive = (await model('executive', 'payments-bot')) as ExecutiveModel;
     // Top findings of A1 (whose top_findings slice is warned) are left out.
-    expect(model.topFindings.map((f) => f.assessmentName)).not.toContain('Baseline jailbreak sweep');
+    expect(executive.topFindings.map((f) => f.assessmentName)).not.toContain('Baseline jailbreak sweep');
     // The risk trend shows A1's ASR as unknown, not the service's figure.
-    expect(model.riskTrend.find((p) => p.assessmentId === A1)?.overallAsr).toBeNull();
+    expect(executive.riskTrend.find((p) => p.assessmentId === A1)?.overallAsr).toBeNull();
     // Data quality names what was actually left out for each warning.
     const excluded = Object.fromEntries(
-      model.dataQuality.analyticsWarnings.map((w) => [`${w.assessmentId.slice(-1)}:${w.field}`, w.excluded]),
+      executive.dataQuality.analyticsWarnings.map((w) => [
+        `${w.assessmentId.slice(-1)}:${w.field}`,
+        w.excluded,
+      ]),
     );
     expect(excluded['1:overall_asr']).toMatch(/overall ASR; risk score; the risk trend/);
     expect(excluded['1:top_findings']).toMatch(/top findings list/);
@@ -187,26 +230,22 @@ describe('the metrics layer', () => {
     expect(excluded['2:asr_by_transform']).toMatch(/transform lift/);
     expect(excluded['2:asr_by_attack']).toMatch(/attack effectiveness/);
     expect(excluded['4:asr_by_category']).toMatch(/ASR by goal category/);
+    const { md, html } = await rendered('executive', 'payments-bot');
     for (const format of ['md', 'html'] as const) {
-      const text =
-        format === 'md'
-          ? (await renderMarkdown(model)).markdown
-          : (await renderHtml(model)).html.replaceAll('<wbr>', '');
+      const text = format === 'md' ? md : html;
       for (const field of Object.values(WARNINGS).flat())
         expect(text).toContain(field.replaceAll('_', format === 'md' ? '\\_' : '_'));
     }
   });
 
   it('shows the same overall ASR and category ASR in Markdown, HTML, JSON, the gate, the diff and the named query', async () => {
-    const model = (await buildModel(warehouse.conn, {
-      kind: 'executive',
-      project: 'payments-bot',
-    })) as ExecutiveModel;
-    const json = JSON.parse(renderReportJson(model)) as Json;
-    const asr = model.kpis.overallAsr!;
-    const percent = `${(asr * 100).toFixed(1)}% (${model.kpis.overallAsrSuccessful} of ${model.kpis.overallAsrAttacks})`;
-    expect((await renderMarkdown(model)).markdown).toContain(percent);
-    expect((await renderHtml(model)).html.replaceAll('<wbr>', '')).toContain(percent);
+    const executive = (await model('executive', 'payments-bot')) as ExecutiveModel;
+    const json = JSON.parse(renderReportJson(executive)) as Json;
+    const asr = executive.kpis.overallAsr!;
+    const percent = `${(asr * 100).toFixed(1)}% (${executive.kpis.overallAsrSuccessful} of ${executive.kpis.overallAsrAttacks})`;
+    const { md, html } = await rendered('executive', 'payments-bot');
+    expect(md).toContain(percent);
+    expect(html).toContain(percent);
     expect(json.figures.overall_asr.value).toBe(asr);
     const provider = warehouseMetricProvider(warehouse.conn);
     const scope = { snapshotId: SNAPSHOT, previousSnapshotId: null, project: 'payments-bot' };
@@ -221,7 +260,7 @@ describe('the metrics layer', () => {
       `SELECT overall_asr FROM (${(await readNamedQuery('asr_trend')).sql.trim().replace(/;$/u, '')}) WHERE project_key = 'payments-bot'`,
     );
     expect(query.getRowObjectsJS()[0]?.overall_asr).toBeCloseTo(asr, 4);
-    for (const row of model.asrByCategory.rows) {
+    for (const row of executive.asrByCategory.rows) {
       const gate = await provider.measure({ kind: 'category_asr', category: row.category }, scope);
       expect([row.category, gate.value]).toEqual([row.category, row.asr]);
       expect([row.category, diff.asr_by_category[row.category]]).toEqual([row.category, row.asr]);
@@ -230,27 +269,24 @@ describe('the metrics layer', () => {
 
   it('never shows a posture that disagrees with the matrix as green, and lists the disagreement', async () => {
     for (const kind of ['executive', 'portfolio'] as const) {
-      const model = await buildModel(warehouse.conn, { kind, project: 'support-agent' });
+      const built = await model(kind, 'support-agent');
       const coverage =
         kind === 'executive'
-          ? (model as ExecutiveModel).complianceCoverage
-          : (model as PortfolioModel).projects.find((p) => p.project.key === 'support-agent')!.coverage;
+          ? (built as ExecutiveModel).complianceCoverage
+          : (built as PortfolioModel).projects.find((p) => p.project.key === 'support-agent')!.coverage;
       const pct = Object.fromEntries(coverage.map((row) => [row.framework, row.coveragePct]));
       expect(pct.saif).toBeCloseTo(1 / 7, 10); // the matrix's 14.3%, not the posture's 0.14%
       expect(pct.nist).toBe(0.25); // present in the matrix although missing from the posture
-      const checks = model.dataQuality.consistency.map((issue) => issue.check).join('\n');
+      const checks = built.dataQuality.consistency.map((issue) => issue.check).join('\n');
       expect(checks).toMatch(/compliance_posture\.owasp_llm\.untested_listed_as_passing/);
       expect(checks).toMatch(/coverage_pct\.saif \(the service sent coverage_pct as a fraction/);
       expect(checks).toMatch(/compliance_posture\.nist\.present/);
     }
-    const model = (await buildModel(warehouse.conn, {
-      kind: 'executive',
-      project: 'support-agent',
-    })) as ExecutiveModel;
-    const llm = model.complianceCoverage.find((row) => row.framework === 'owasp_llm')!;
+    const executive = (await model('executive', 'support-agent')) as ExecutiveModel;
+    const llm = executive.complianceCoverage.find((row) => row.framework === 'owasp_llm')!;
     expect(llm.passing).toBe(0);
     expect(llm.disagreements).toEqual(['untested_listed_as_passing']);
-    expect((await renderMarkdown(model)).markdown).toMatch(
+    expect((await rendered('executive', 'support-agent')).md).toMatch(
       /OWASP LLM Top 10 \| 20\.0% .*disagrees: untested listed as passing/,
     );
   });
@@ -261,8 +297,7 @@ describe('the metrics layer', () => {
     ) as object;
     const validate = new Ajv({ allErrors: true }).compile(schema);
     for (const kind of ['executive', 'compliance', 'portfolio'] as const) {
-      const model = await buildModel(warehouse.conn, { kind, project: 'payments-bot' });
-      const text = renderReportJson(model);
+      const text = renderReportJson(await model(kind, 'payments-bot'));
       const document = JSON.parse(text) as Json;
       expect([kind, validate(document), validate.errors ?? null]).toEqual([kind, true, null]);
       expect(renderReportJson(await buildModel(warehouse.conn, { kind, project: 'payments-bot' }))).toBe(
@@ -291,10 +326,8 @@ describe('the metrics layer', () => {
       denominator: figures.overall_asr.denominator,
     };
     for (const kind of ['executive', 'compliance', 'portfolio'] as const) {
-      const model = await buildModel(conn, { kind, project: 'payments-bot' });
-      const json = JSON.parse(renderReportJson(model)) as Json;
-      const md = (await renderMarkdown(model)).markdown;
-      const html = (await renderHtml(model)).html.replaceAll('<wbr>', '');
+      const json = JSON.parse(renderReportJson(await model(kind, 'payments-bot'))) as Json;
+      const { md, html } = await rendered(kind, 'payments-bot');
       // Disclosed in every format: each warned slice, its assessment and what it left out.
       for (const { id, field } of warned) {
         const entry = (json.data_quality.analytics_warnings as Json[]).find(
