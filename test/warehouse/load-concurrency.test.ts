@@ -2,12 +2,12 @@ import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { runCli, spawnCli } from '../helpers/cli.js';
 import { killFirstLoad, leftovers, type KillTrigger } from './first-load-kill.js';
-import { FIXTURES, rows, tempDir } from './helpers.js';
+import { copyDatabase, FIXTURES, rows, tempDir } from './helpers.js';
 
 /** Kill trials run side by side (each is mostly a child's start-up). */
 const PARALLEL = 5;
@@ -45,6 +45,15 @@ async function holdLock(work: string, db: string): Promise<{ pid: number; releas
 describe('concurrent and interrupted loads', () => {
   let work: Awaited<ReturnType<typeof tempDir>>;
   let db: string;
+  /** FIXTURES.partial loaded once: the lock tests start from copies of it. */
+  let loaded: Awaited<ReturnType<typeof tempDir>>;
+  let partialLoaded: string;
+  beforeAll(async () => {
+    loaded = await tempDir('airt-wh-conc-');
+    partialLoaded = path.join(loaded.dir, 'partial.duckdb');
+    await loadSnapshots(partialLoaded, [FIXTURES.partial]);
+  });
+  afterAll(() => loaded.cleanup());
   beforeEach(async () => {
     work = await tempDir('airt-wh-conc-');
     db = path.join(work.dir, 'airt.duckdb');
@@ -66,7 +75,7 @@ describe('concurrent and interrupted loads', () => {
   });
 
   it('a load waits while another process holds the database, then lands', async () => {
-    await loadSnapshots(db, [FIXTURES.partial]);
+    await copyDatabase(partialLoaded, db);
     const holder = await holdLock(work.dir, db);
     const load = spawnCli(['load', FIXTURES.first, '--db', db, '--quiet']);
     // The load is queued behind the holder; it must still be waiting when the holder lets go.
@@ -80,7 +89,7 @@ describe('concurrent and interrupted loads', () => {
   });
 
   it('gives up after --lock-timeout, naming the holder (pid, command, start time)', async () => {
-    await loadSnapshots(db, [FIXTURES.partial]);
+    await copyDatabase(partialLoaded, db);
     const holder = await holdLock(work.dir, db);
     try {
       const result = await runCli(['load', FIXTURES.first, '--db', db, '--lock-timeout', '0.5']);

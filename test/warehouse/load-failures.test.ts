@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { loadKilledAt } from './killed-load.js';
-import { copyFixture, FIXTURES, reseal, rows, tableCounts, tempDir } from './helpers.js';
+import { copyDatabase, copyFixture, FIXTURES, reseal, rows, tableCounts, tempDir } from './helpers.js';
 
 const TRIAL_FILE = 'trials/a0000000-0000-4000-8000-000000000001.json';
 
@@ -152,10 +152,16 @@ describe('snapshots the loader refuses or cannot read', () => {
 describe('a load that fails midway', () => {
   let work: Awaited<ReturnType<typeof tempDir>>;
   let db: string;
+  /** FIXTURES.first loaded once; each test starts from a copy of its own. */
+  let loaded: Awaited<ReturnType<typeof tempDir>>;
+  beforeAll(async () => {
+    loaded = await tempDir();
+    await loadSnapshots(path.join(loaded.dir, 'first.duckdb'), [FIXTURES.first]);
+  });
+  afterAll(() => loaded.cleanup());
   beforeEach(async () => {
     work = await tempDir();
-    db = path.join(work.dir, 'airt.duckdb');
-    await loadSnapshots(db, [FIXTURES.first]);
+    db = await copyDatabase(path.join(loaded.dir, 'first.duckdb'), path.join(work.dir, 'airt.duckdb'));
   });
   afterEach(() => work.cleanup());
 
