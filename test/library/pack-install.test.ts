@@ -9,7 +9,7 @@
  * dependency; nothing is fetched from a registry.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -23,10 +23,42 @@ let work: string;
 let tarball: string;
 let project: string;
 
+/** Paths of the files under `dir`, relative to it, with their modification times. */
+async function filesOf(dir: string): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    found.set(path.relative(dir, file), (await stat(file)).mtimeMs);
+  }
+  return found;
+}
+
+/**
+ * Whether dist/ is a clean build of the sources, as `npm ci` leaves it (its prepare script builds it):
+ * exactly one .js and one .d.ts per source file and nothing else, none older than a source or the
+ * build config. Such a dist is what compiling again would give, so it is copied (a build takes ~20 s
+ * of CPU); a stale, partial or extra file means the sources are compiled into the stage as before.
+ */
+async function distIsCleanBuild(): Promise<boolean> {
+  const dist = await filesOf(path.join(ROOT, 'dist')).catch(() => new Map<string, number>());
+  const sources = await filesOf(path.join(ROOT, 'src'));
+  const expected = [...sources.keys()].flatMap((file) => {
+    const stem = file.replace(/\.ts$/u, '');
+    return [`${stem}.js`, `${stem}.d.ts`];
+  });
+  if (dist.size !== expected.length || !expected.every((file) => dist.has(file))) return false;
+  const configs = await Promise.all(
+    ['tsconfig.json', 'tsconfig.build.json'].map(async (f) => (await stat(path.join(ROOT, f))).mtimeMs),
+  );
+  return Math.min(...dist.values()) >= Math.max(...sources.values(), ...configs);
+}
+
 beforeAll(async () => {
   await mkdir(path.join(ROOT, 'test-artifacts'), { recursive: true });
   work = await mkdtemp(path.join(ROOT, 'test-artifacts', 'pack-'));
-  // A clean build of exactly what `files` ships, so stale files of an old dist/ cannot hide a gap.
+  // A clean build of exactly what `files` ships, so stale files of an old dist/ cannot hide a gap (dist/
+  // itself only when it is one: distIsCleanBuild).
   const stage = path.join(work, 'stage');
   const manifest = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { files: string[] };
   await mkdir(stage);
@@ -38,13 +70,16 @@ beforeAll(async () => {
   ]) {
     await cp(path.join(ROOT, entry), path.join(stage, entry), { recursive: true });
   }
-  await run(process.execPath, [
-    TSC,
-    '-p',
-    path.join(ROOT, 'tsconfig.build.json'),
-    '--outDir',
-    path.join(stage, 'dist'),
-  ]);
+  if (await distIsCleanBuild())
+    await cp(path.join(ROOT, 'dist'), path.join(stage, 'dist'), { recursive: true });
+  else
+    await run(process.execPath, [
+      TSC,
+      '-p',
+      path.join(ROOT, 'tsconfig.build.json'),
+      '--outDir',
+      path.join(stage, 'dist'),
+    ]);
   const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
     cwd: stage,
   });
