@@ -4,7 +4,7 @@
  * the count checks against the manifest. Throwing anywhere rolls the whole snapshot back.
  */
 import path from 'node:path';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Manifest, ManifestFile } from '../snapshot/manifest.js';
 import { resolveInside } from '../snapshot/safe-path.js';
@@ -12,6 +12,7 @@ import { VERSION } from '../version.js';
 import {
   alteredValueRows,
   alteredValuesMessage,
+  mayHoldLoneSurrogates,
   repairLoneSurrogates,
   type AlteredValue,
   type TrialFileRepairs,
@@ -21,7 +22,7 @@ import { collectEvaluationPage } from './evaluation-rows.js';
 import { collectFindingDetail } from './finding-rows.js';
 import { AcceptanceFileSchema } from '../snapshot/risk-acceptances-file.js';
 import { acceptanceValues } from './acceptance-rows.js';
-import { readJsonFile } from './json-file.js';
+import { parseJsonText } from './json-file.js';
 import { checkRecordCount, manifestWarnings, type VerifyProblem } from './load-checks.js';
 import { isShared, writeSnapshotRows } from './row-sets.js';
 import { mapLikeTwin, recordInputs, snapshotInputsKey, snapshotWithInputs } from './snapshot-inputs.js';
@@ -114,7 +115,9 @@ export class SnapshotLoad {
   private async readBody(file: ManifestFile): Promise<unknown> {
     const full = resolveInside(this.dir, file.path);
     try {
-      const body = await readJsonFile(full, path.join(this.dir, file.path));
+      const text = await readFile(full, 'utf8');
+      const body = parseJsonText(text, path.join(this.dir, file.path));
+      if (!mayHoldLoneSurrogates(text)) return body;
       // Stored as UTF-8, a lone surrogate would silently become U+FFFD: do it here, and keep the original.
       return repairLoneSurrogates(body, '$', (jsonPath, original) =>
         this.altered.push({
