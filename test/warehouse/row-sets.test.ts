@@ -4,6 +4,7 @@
  * its rows and its snapshot_id for queries; retention deletes what no snapshot maps any more; a version
  * 10 database keeps every row through the upgrade.
  */
+import { createHash } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -12,7 +13,7 @@ import type { Manifest } from '../../src/snapshot/manifest.js';
 import { verifySnapshot } from '../../src/snapshot/verify.js';
 import { loadSnapshots, type LoadProgress } from '../../src/warehouse/loader.js';
 import { pruneWarehouse } from '../../src/warehouse/prune.js';
-import { SHARED_TABLES, storedName } from '../../src/warehouse/row-sets.js';
+import { rowSetKey, SHARED_TABLES, storedName } from '../../src/warehouse/row-sets.js';
 import { copyDatabase, copyFixture, FIXTURES, reseal, rows, tempDir } from './helpers.js';
 import { toVersion10Statements } from './schema-downgrade.js';
 
@@ -100,12 +101,24 @@ describe('shared row sets', () => {
         await rowsOf(db, table, '20260315T060000Z-second'),
       );
     }
+    // One mapping per table and project (a table without project columns is one group).
+    const groups = await rows(
+      db,
+      SHARED_TABLES.filter((t) => written.some(([name]) => name === t.name))
+        .map((t) =>
+          t.columns.some((c) => c.name === 'project_id')
+            ? `SELECT count(*) AS n FROM (SELECT DISTINCT project_id, project_key FROM ${t.name} WHERE snapshot_id = '20260316T060000Z-day2')`
+            : `SELECT 1 AS n`,
+        )
+        .join(' UNION ALL '),
+    );
+    expect(groups.length).toBe(written.length);
     expect(
       await rows(
         db,
         `SELECT count(*) AS n FROM snapshot_row_sets WHERE snapshot_id = '20260316T060000Z-day2'`,
       ),
-    ).toEqual([{ n: written.length }]);
+    ).toEqual([{ n: groups.reduce((sum, g) => sum + Number(g.n), 0) }]);
   });
 
   it('does not parse a night whose files all equal a loaded one: the rows are those a full read gives', async () => {
@@ -137,7 +150,7 @@ describe('shared row sets', () => {
     expect(later.some((e) => e.type === 'same_inputs')).toBe(false);
   });
 
-  it('stores again only the tables whose rows changed', async () => {
+  it('stores again only the rows of the tables and projects that changed', async () => {
     const db = await copyDatabase(secondLoaded, path.join(work.dir, 'changed.duckdb'));
     const finding = 'findings/f0000000-0000-4000-8000-000000001001.json';
     const day2 = await nextNight(FIXTURES.second, '20260316T060000Z-triaged', async (dir) => {
@@ -147,10 +160,18 @@ describe('shared row sets', () => {
     const before = await counts(db);
     await loadSnapshots(db, [day2]);
     const after = await counts(db);
+    // The changed finding's project: only its findings rows are stored again (row sets per project).
+    const [{ n: projectFindings }] = (await rows(
+      db,
+      `SELECT count(*) AS n FROM findings WHERE snapshot_id = '20260316T060000Z-triaged' AND project_key IS NOT DISTINCT FROM
+         (SELECT project_key FROM findings WHERE attack_run_id = 'f0000000-0000-4000-8000-000000001001' LIMIT 1)`,
+    )) as [{ n: number }];
+    expect(Number(projectFindings)).toBeGreaterThan(0);
+    expect(Number(projectFindings)).toBeLessThan(before.findings!.stored);
     for (const [table, { stored, seen }] of Object.entries(before)) {
-      // findings holds the changed file's row; snapshot_files its new sha256; the rest is shared.
-      const changed = table === 'findings' || table === 'snapshot_files';
-      expect(after[table], table).toEqual({ stored: changed ? stored * 2 : stored, seen: seen * 2 });
+      // snapshot_files holds the changed file's new sha256 (no project: one group); the rest is shared.
+      const again = table === 'findings' ? Number(projectFindings) : table === 'snapshot_files' ? stored : 0;
+      expect(after[table], table).toEqual({ stored: stored + again, seen: seen * 2 });
     }
     expect(
       await rows(
@@ -250,5 +271,32 @@ describe('trial files whose content the database holds', () => {
     );
     const check = await verifySnapshot(dir);
     expect(check.modified.map((m) => m.path)).toEqual([trialFiles[0]!.path]);
+  });
+});
+
+describe('the key of a row set', () => {
+  const table = SHARED_TABLES.find((t) => t.name === 'asr_breakdown')!;
+
+  it('is the sha256 of the table name, a newline and the rows as JSON', () => {
+    const rows = [
+      ['a', 1.5, null, true, ['x', 'y']],
+      ['b\u0000"', 0, 7, false, []],
+    ];
+    const expected = createHash('sha256')
+      .update(`asr_breakdown\n${JSON.stringify(rows)}`)
+      .digest('hex');
+    expect(rowSetKey(table, rows)).toBe(expected);
+  });
+
+  it('tells apart numbers JSON writes alike: -0 from 0, NaN and the infinities from null', () => {
+    const keys = [
+      [0],
+      [-0],
+      [null],
+      [Number.NaN],
+      [Number.POSITIVE_INFINITY],
+      [Number.NEGATIVE_INFINITY],
+    ].map((row) => rowSetKey(table, [['same', ...row]]));
+    expect(new Set(keys).size).toBe(keys.length);
   });
 });
