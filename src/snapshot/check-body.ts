@@ -14,7 +14,7 @@ import { AcceptanceFileSchema } from './risk-acceptances-file.js';
 import { readFile } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { z } from 'zod';
-import { parseTolerant, type SchemaIssue } from '../api/parse.js';
+import { inspectTolerant, type SchemaIssue } from '../api/parse.js';
 import {
   AssessmentDetailSchema,
   ConfigResponseSchema,
@@ -77,7 +77,7 @@ class IssueCollector {
     for (const key of keys) this.unknownKeys.add(pathPrefix ? key.replace(/^\$/, pathPrefix) : key);
   }
   check(schema: z.ZodType, data: unknown, issuePrefix?: string, keyPrefix?: string): void {
-    const parsed = parseTolerant(schema, data);
+    const parsed = inspectTolerant(schema, data);
     this.add(parsed.issues, issuePrefix);
     this.addUnknown(parsed.unknownKeys, keyPrefix);
   }
