@@ -16,8 +16,9 @@
  *     │
  *  6 publish ────────── sweep, fsync, manifest.json, journal removed, rename to <id>/ last (publish.ts)
  * ```
- * Every body is streamed to a temp file and renamed (fetch-to-file.ts), journaled, fsynced in the
- * background (flusher.ts) and validated on a worker thread (check-pool.ts, check-body.ts), so an
+ * Every body is stored under a temp name and renamed (fetch-to-file.ts), journaled, fsynced in the
+ * background (flusher.ts) and validated beside the requests (check-body.ts: a body still in memory on
+ * the main thread in slices, a larger one from its file on a worker, check-pool.ts), so an
  * interruption at any point loses at most the requests in flight.
  * A request that fails after the client's retries is recorded and the snapshot ends `partial`;
  * 401, 426 and an abort (SIGINT) stop the run and keep the `.partial` directory for `--resume`; an
