@@ -75,6 +75,11 @@ export interface FileStoreOptions {
   stopper: RunStopper;
   now: () => Date;
   concurrency: number;
+  /**
+   * Resolves once files may be written into the working directory (its journal exists); every file
+   * operation waits for it, the requests do not. Default: at once.
+   */
+  ready?: Promise<void> | undefined;
   /** Files an interrupted run finished, by path (from its journal). */
   finished: ReadonlyMap<string, JournalFile>;
   /** The `--since` snapshot, whose files are shared instead of stored again. */
@@ -143,12 +148,15 @@ export class FileStore {
     return resolveInside(this.options.dir, relative);
   }
 
-  /** Creates the directory of `file` (once per directory; a failed attempt is tried again next time). */
+  /**
+   * Resolves once `file` may be written: its directory exists (made once per directory; a failed
+   * attempt is tried again next time) and so does the run's journal (`ready`).
+   */
   ensureDir(file: string): Promise<void> {
     const dir = path.dirname(file);
     let made = this.dirs.get(dir);
     if (!made) {
-      made = mkdir(dir, { recursive: true }).then(() => undefined);
+      made = Promise.all([this.options.ready, mkdir(dir, { recursive: true })]).then(() => undefined);
       made.catch(() => this.dirs.delete(dir));
       this.dirs.set(dir, made);
     }

@@ -107,6 +107,22 @@ export async function startJournal(
   };
 }
 
+/**
+ * A writer for a journal still being created (`startJournal` under way), usable at once: appends wait
+ * for it, and closing one that could not be created does nothing (there is nothing to close). The
+ * run sends its first requests meanwhile; its first file write waits for the journal (FileStore's
+ * `ready`), so a working directory never holds a data file without a journal.
+ */
+export function journalWhenStarted(starting: Promise<JournalWriter>): JournalWriter {
+  return {
+    append: async (file) => (await starting).append(file),
+    async close() {
+      const writer = await starting.catch(() => undefined);
+      await writer?.close();
+    },
+  };
+}
+
 /** Thrown when a directory has no readable journal header. */
 export class JournalMissingError extends Error {
   override readonly name = 'JournalMissingError';

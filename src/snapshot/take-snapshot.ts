@@ -55,6 +55,7 @@ import { FileStore } from './file-store.js';
 import { RunStopper } from './run-stopper.js';
 import {
   journalHeader,
+  journalWhenStarted,
   startJournal,
   type JournalFile,
   type JournalHeader,
@@ -262,7 +263,13 @@ export async function takeSnapshot(
   });
   await mkdir(partialDir, { recursive: true });
   effects.onWorkingDirectory?.(partialDir);
-  const journal: JournalWriter = await startJournal(partialDir, header, [...finished.values()]);
+  // The journal is written while the first requests are under way (it costs two fsyncs); files wait
+  // for it (FileStore's `ready`), and a journal that cannot be written stops the run at the first one.
+  const journalStarted = startJournal(partialDir, header, [...finished.values()]);
+  const journal: JournalWriter = journalWhenStarted(journalStarted);
+  const writable = journalStarted.then(() => undefined);
+  // Observed now: when the run stops before its first write, the failure is not left unhandled.
+  writable.catch(() => undefined);
 
   const stopper = new RunStopper(effects.signal);
   const client = createApiClient({
@@ -281,6 +288,7 @@ export async function takeSnapshot(
     dir: partialDir,
     client,
     journal,
+    ready: writable,
     progress,
     stopper,
     now,
