@@ -25,6 +25,7 @@ import { ensureSchema } from './ddl.js';
 import { loadJournalInto, readTriageJournal, type JournalLoadResult, type ParsedJournal } from './journal.js';
 import type { VerifyProblem } from './load-checks.js';
 import { SnapshotLoad, type LoadProgress } from './snapshot-load.js';
+import { SnapshotTrials } from './snapshot-trials.js';
 import { heldTrialFiles } from './trial-content.js';
 import { dropTrialStage, LoadMemoryError, UnreadableTrialFileError } from './trial-loader.js';
 import { readKnownDigests, recordVerified } from './verified-files.js';
@@ -260,7 +261,6 @@ async function stageVerifyAndLoad(
   firstAttempt: boolean,
   wholeFileThreads: number,
 ): Promise<SnapshotLoadResult> {
-  const progress = options.onProgress ?? (() => undefined);
   // Staging the trials (DuckDB threads) overlaps with hashing the files (verify) when the snapshot is
   // new: optimistically, as if every file verifies. Nothing is written until verification passed;
   // if it did not, the stage is rebuilt from the files that did.
@@ -275,12 +275,10 @@ async function stageVerifyAndLoad(
   const verify = async (): Promise<VerifyResult> => given ?? verifySnapshot(dir, verifyOptions);
   const optimistic = firstAttempt && (await loadedRoot(conn, listed.snapshot_id)) === undefined;
   const staging = optimistic
-    ? new SnapshotLoad(conn, dir, listed, new Set(listed.files.map((f) => f.path)), progress, repairs)
-        .stageTrials()
-        .then(
-          () => null,
-          (error: unknown) => ({ error }),
-        )
+    ? new SnapshotTrials(conn, dir, listed, new Set(listed.files.map((f) => f.path)), repairs).stage().then(
+        () => null,
+        (error: unknown) => ({ error }),
+      )
     : Promise.resolve({ error: null, notStaged: true });
   try {
     return await verifyAndLoad(conn, dir, options, staging, repairs, verify, wholeFileThreads);
@@ -337,12 +335,13 @@ async function verifyAndLoad(
     );
   }
 
-  const load = new SnapshotLoad(conn, dir, manifest, verifiedFiles, progress, repairs, wholeFileThreads);
+  const trials = new SnapshotTrials(conn, dir, manifest, verifiedFiles, repairs, wholeFileThreads);
+  const load = new SnapshotLoad(conn, dir, manifest, verifiedFiles, progress, trials);
   if (verification.ok && stageFailure && !stageFailure.notStaged) throw stageFailure.error;
   if (!verification.ok || stageFailure) {
     // The optimistic stage assumed every file verifies: rebuild it from the files that did.
     await dropTrialStage(conn);
-    await load.stageTrials();
+    await trials.stage();
   }
   // The stage is outside the transaction (a temp table only): see trial-loader.ts for why.
   const { warnings, rows } = await inTransaction(conn, async () => {

@@ -1,10 +1,11 @@
 /**
  * The work of loading one verified snapshot, inside the transaction loader.ts opened: manifest facts,
- * summaries, evaluation pages and findings/ (parsed in JS, small), then the trial files (DuckDB), then
- * the count checks against the manifest. Throwing anywhere rolls the whole snapshot back.
+ * summaries, evaluation pages and findings/ (parsed in JS, small), then the trial files (DuckDB,
+ * snapshot-trials.ts), then the count checks against the manifest. Throwing anywhere rolls the whole
+ * snapshot back.
  */
 import path from 'node:path';
-import { stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Manifest, ManifestFile } from '../snapshot/manifest.js';
 import { resolveInside } from '../snapshot/safe-path.js';
@@ -12,36 +13,24 @@ import { VERSION } from '../version.js';
 import {
   alteredValueRows,
   alteredValuesMessage,
+  mayHoldLoneSurrogates,
   repairLoneSurrogates,
   type AlteredValue,
-  type TrialFileRepairs,
 } from './altered-values.js';
 import { appendRows, type Row } from './db.js';
 import { collectEvaluationPage } from './evaluation-rows.js';
 import { collectFindingDetail } from './finding-rows.js';
 import { AcceptanceFileSchema } from '../snapshot/risk-acceptances-file.js';
 import { acceptanceValues } from './acceptance-rows.js';
-import { readJsonFile } from './json-file.js';
+import { parseJsonText } from './json-file.js';
 import { checkRecordCount, manifestWarnings, type VerifyProblem } from './load-checks.js';
 import { isShared, writeSnapshotRows } from './row-sets.js';
 import { mapLikeTwin, recordInputs, snapshotInputsKey, snapshotWithInputs } from './snapshot-inputs.js';
 import { isPlainObject, RowCollector, warningRows } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
 import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
-import {
-  contentIdentity,
-  filesToRead,
-  manifestVouches,
-  snapshotTrialCounts,
-  storedContents,
-} from './trial-content.js';
-import {
-  loadTrialFiles,
-  stageTrials,
-  trialReadFailure,
-  type StagedFiles,
-  type TrialFile,
-} from './trial-loader.js';
+import { snapshotTrialCounts } from './trial-content.js';
+import { manifestFilesOf, type SnapshotTrialCounts, type SnapshotTrials } from './snapshot-trials.js';
 import {
   ALTERED_VALUES,
   ATTACK_RUNS,
@@ -96,25 +85,23 @@ export class SnapshotLoad {
     private readonly manifest: Manifest,
     private readonly verifiedFiles: ReadonlySet<string>,
     private readonly progress: (event: LoadProgress) => void,
-    /** Trial files DuckDB refused although valid JSON, rewritten: read these copies instead. */
-    private readonly repairs: TrialFileRepairs,
-    /** DuckDB threads for the whole-file fast path (trial-loader.ts). */
-    private readonly wholeFileThreads = 1,
+    /** The snapshot's trial files, read with the same verified files (snapshot-trials.ts). */
+    private readonly trials: SnapshotTrials,
   ) {
     this.snapshotId = manifest.snapshot_id;
   }
 
   private filesOf(kind: ManifestFile['kind']): ManifestFile[] {
-    return this.manifest.files
-      .filter((f) => f.kind === kind)
-      .sort((a, b) => (a.page ?? 0) - (b.page ?? 0) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return manifestFilesOf(this.manifest, kind);
   }
 
   /** The parsed body of a manifest file; a missing one (forced load) is reported, and undefined. */
   private async readBody(file: ManifestFile): Promise<unknown> {
     const full = resolveInside(this.dir, file.path);
     try {
-      const body = await readJsonFile(full, path.join(this.dir, file.path));
+      const text = await readFile(full, 'utf8');
+      const body = parseJsonText(text, path.join(this.dir, file.path));
+      if (!mayHoldLoneSurrogates(text)) return body;
       // Stored as UTF-8, a lone surrogate would silently become U+FFFD: do it here, and keep the original.
       return repairLoneSurrogates(body, '$', (jsonPath, original) =>
         this.altered.push({
@@ -136,49 +123,6 @@ export class SnapshotLoad {
       }
       throw error;
     }
-  }
-
-  /** Read with the trial loader's fast path: verified, and the manifest vouches for its content. */
-  private isVouched(file: ManifestFile): boolean {
-    return this.verifiedFiles.has(file.path) && manifestVouches(file);
-  }
-
-  /**
-   * Before the transaction: stages the trial files (see trial-loader.ts). The caller drops the stage
-   * (dropTrialStage) whatever happens.
-   */
-  async stageTrials(): Promise<void> {
-    const files: (StagedFiles[number] & { contentKey: string })[] = [];
-    for (const [fileNo, file] of this.filesOf('trials').entries()) {
-      const full = resolveInside(this.dir, file.path);
-      // Only regular files: the stage may run before verification (which refuses anything else), and
-      // a FIFO or device must not block or feed the reader meanwhile. loadTrials() skips the same ones.
-      const repaired = this.repairs.files.get(file.path);
-      if (await fileExists(full))
-        files.push({
-          fileNo,
-          path: repaired?.path ?? full,
-          relPath: file.path,
-          bytes: repaired?.bytes ?? file.bytes,
-          vouched: this.isVouched(file),
-          contentKey: this.identityOf(file).contentKey,
-        });
-    }
-    // Only what the load will read: contents already stored are not staged (loadTrials() agrees).
-    const stored = await storedContents(
-      this.conn,
-      files.map((f) => f.contentKey),
-    );
-    try {
-      await stageTrials(this.conn, filesToRead(files, stored));
-    } catch (error) {
-      throw await trialReadFailure(error, this.dir);
-    }
-  }
-
-  /** How the file's trial rows are stored and shared (trial-content.ts). */
-  private identityOf(file: ManifestFile) {
-    return contentIdentity(file, this.snapshotId, this.verifiedFiles.has(file.path), this.isVouched(file));
   }
 
   private checkCount(file: ManifestFile, loaded: number, records?: { body: unknown; field: string }): void {
@@ -427,122 +371,31 @@ export class SnapshotLoad {
     return map;
   }
 
-  /**
-   * The trial files: each one's content is stored once (trial-content.ts); a file whose content is
-   * already stored is only mapped to this snapshot, never read again.
-   */
+  /** The trial files (snapshot-trials.ts), then their counts. */
   private async loadTrials(): Promise<void> {
-    const files: TrialFile[] = [];
-    const manifestFiles = this.filesOf('trials');
-    const stored = await storedContents(
-      this.conn,
-      manifestFiles.map((f) => this.identityOf(f).contentKey),
-    );
-    for (const [fileNo, file] of manifestFiles.entries()) {
-      const full = resolveInside(this.dir, file.path);
-      const assessmentId = file.assessment_id ?? path.basename(file.path, '.json');
-      const scope =
+    const counts = await this.trials.load({
+      scopeOf: (assessmentId, file) =>
         this.assessmentScopes.get(assessmentId) ??
-        (file.project ? this.projectScopes.get(file.project) : undefined);
-      if (!scope)
-        this.sink.warn(
-          'orphan_trials',
-          `${file.path}: assessment ${assessmentId} is not in any loaded summary`,
-          file.path,
-        );
-      if (!this.verifiedFiles.has(file.path) && !(await fileExists(full))) {
-        this.sink.warn(
-          'file_missing',
-          `${file.path} is listed in the manifest but missing; not loaded`,
-          file.path,
-        );
-        continue;
-      }
-      const identity = this.identityOf(file);
-      const repaired = this.repairs.files.get(file.path);
-      // A stored content replays the values it was stored with altered; a new one has them from its repair.
-      const altered = stored.get(identity.contentKey) ?? repaired?.altered ?? [];
-      for (const value of altered)
-        this.altered.push({
-          file: file.path,
-          jsonPath: value.jsonPath,
-          originalJson: value.originalJson,
-          table: 'trials',
-          rowKey: { assessment_id: assessmentId, trial_ordinal: value.record },
-        });
-      files.push({
-        ...identity,
-        fileNo,
-        path: repaired?.path ?? full,
-        relPath: file.path,
-        bytes: repaired?.bytes ?? file.bytes,
-        assessmentId,
-        projectId: scope?.project_id ?? null,
-        projectKey: scope?.project_key ?? null,
-        records: file.records,
-        vouched: this.isVouched(file),
-        altered,
-      });
-    }
-    await appendRows(
-      this.conn,
-      SNAPSHOT_TRIAL_FILES,
-      files.map((f) => [this.snapshotId, f.projectId, f.projectKey, f.assessmentId, f.relPath, f.contentKey]),
-    );
-    const toRead = filesToRead(files, stored);
-    try {
-      await loadTrialFiles(
-        this.conn,
-        toRead,
-        (done, total) =>
-          this.progress({ type: 'trials', snapshotId: this.snapshotId, filesDone: done, filesTotal: total }),
-        this.wholeFileThreads,
-      );
-    } catch (error) {
-      throw await trialReadFailure(error, this.dir);
-    }
-    const counts = await this.countTrials();
-    this.checkTrialCounts(manifestFiles, files, counts.perAssessment);
+        (file.project ? this.projectScopes.get(file.project) : undefined),
+      sink: this.sink,
+      altered: this.altered,
+      onFiles: (done, total) =>
+        this.progress({ type: 'trials', snapshotId: this.snapshotId, filesDone: done, filesTotal: total }),
+    });
+    this.countedTrials(counts);
   }
 
   /** Counts this snapshot's trials, tool calls and parts from the stored contents' counts. */
-  private async countTrials() {
-    const counts = await snapshotTrialCounts(this.conn, this.snapshotId);
+  private async countTrials(): Promise<void> {
+    this.countedTrials(await snapshotTrialCounts(this.conn, this.snapshotId));
+  }
+
+  private countedTrials(counts: SnapshotTrialCounts): void {
     this.counted(TRIALS, counts.trials);
     this.counted(TRIAL_TOOL_CALLS, counts.toolCalls);
     this.counted(MESSAGE_PARTS, counts.parts);
-    return counts;
-  }
-
-  private checkTrialCounts(
-    manifestFiles: readonly ManifestFile[],
-    loaded: readonly TrialFile[],
-    counts: ReadonlyMap<string, { n: number; withExtra: number }>,
-  ): void {
-    const loadedByPath = new Map(loaded.map((f) => [f.relPath, f]));
-    for (const file of manifestFiles) {
-      const trialFile = loadedByPath.get(file.path);
-      if (!trialFile) continue;
-      const count = counts.get(trialFile.assessmentId) ?? { n: 0, withExtra: 0 };
-      this.checkCount(file, count.n);
-      if (count.withExtra > 0) {
-        this.sink.warn(
-          'trial_extra',
-          `${file.path}: ${count.withExtra} trial(s) carry unknown keys or values of an unexpected type, kept in trials.extra`,
-          file.path,
-          { trials: count.withExtra },
-        );
-      }
-    }
   }
 }
 
 /** The trial tables: written by loadTrials(), not from collected rows. */
 const TRIAL_STORAGE: readonly TableDef[] = [SNAPSHOT_TRIAL_FILES, TRIAL_CONTENT, TRIAL_CONTENT_FILES];
-
-async function fileExists(file: string): Promise<boolean> {
-  return stat(file).then(
-    (info) => info.isFile(),
-    () => false,
-  );
-}

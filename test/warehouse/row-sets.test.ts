@@ -4,6 +4,7 @@
  * its rows and its snapshot_id for queries; retention deletes what no snapshot maps any more; a version
  * 10 database keeps every row through the upgrade.
  */
+import { createHash } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -12,7 +13,7 @@ import type { Manifest } from '../../src/snapshot/manifest.js';
 import { verifySnapshot } from '../../src/snapshot/verify.js';
 import { loadSnapshots, type LoadProgress } from '../../src/warehouse/loader.js';
 import { pruneWarehouse } from '../../src/warehouse/prune.js';
-import { SHARED_TABLES, storedName } from '../../src/warehouse/row-sets.js';
+import { rowSetKey, SHARED_TABLES, storedName } from '../../src/warehouse/row-sets.js';
 import { copyFixture, FIXTURES, reseal, rows, tempDir } from './helpers.js';
 import { toVersion10Statements } from './schema-downgrade.js';
 
@@ -249,5 +250,32 @@ describe('trial files whose content the database holds', () => {
     );
     const check = await verifySnapshot(dir);
     expect(check.modified.map((m) => m.path)).toEqual([trialFiles[0]!.path]);
+  });
+});
+
+describe('the key of a row set', () => {
+  const table = SHARED_TABLES.find((t) => t.name === 'asr_breakdown')!;
+
+  it('is the sha256 of the table name, a newline and the rows as JSON', () => {
+    const rows = [
+      ['a', 1.5, null, true, ['x', 'y']],
+      ['b\u0000"', 0, 7, false, []],
+    ];
+    const expected = createHash('sha256')
+      .update(`asr_breakdown\n${JSON.stringify(rows)}`)
+      .digest('hex');
+    expect(rowSetKey(table, rows)).toBe(expected);
+  });
+
+  it('tells apart numbers JSON writes alike: -0 from 0, NaN and the infinities from null', () => {
+    const keys = [
+      [0],
+      [-0],
+      [null],
+      [Number.NaN],
+      [Number.POSITIVE_INFINITY],
+      [Number.NEGATIVE_INFINITY],
+    ].map((row) => rowSetKey(table, [['same', ...row]]));
+    expect(new Set(keys).size).toBe(keys.length);
   });
 });
