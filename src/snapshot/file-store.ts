@@ -271,8 +271,10 @@ export class FileStore {
     });
   }
 
-  /** Waits for every queued validation; rethrows what stopped the run, if anything did. */
+  /** Waits for every queued validation and journal line; rethrows what stopped the run, if anything did. */
   async drain(): Promise<void> {
+    // The last journal lines are written now: their batch's timer would hold up publishing.
+    this.options.journal.flush();
     await Promise.allSettled(this.pending);
     if (this.options.stopper.stopped) throw this.options.stopper.error;
   }

@@ -43,6 +43,8 @@ const JournalLineSchema = z.object({ type: z.literal('file'), file: JournalFileS
 
 export interface JournalWriter {
   append(file: JournalFile): Promise<void>;
+  /** Writes the lines collected so far now instead of when their batch's time is up. */
+  flush(): void;
   close(): Promise<void>;
 }
 
@@ -91,6 +93,11 @@ export async function startJournal(
       batch = { timer: setTimeout(start, JOURNAL_BATCH_MS), start, written };
       return written;
     },
+    flush() {
+      if (!batch) return;
+      clearTimeout(batch.timer);
+      batch.start();
+    },
     async close() {
       // A batch still collecting is written now rather than when its timer fires.
       if (batch) {
@@ -116,6 +123,11 @@ export async function startJournal(
 export function journalWhenStarted(starting: Promise<JournalWriter>): JournalWriter {
   return {
     append: async (file) => (await starting).append(file),
+    flush: () =>
+      void starting.then(
+        (writer) => writer.flush(),
+        () => undefined,
+      ),
     async close() {
       const writer = await starting.catch(() => undefined);
       await writer?.close();

@@ -87,6 +87,7 @@ async function storeWithPendingReady(): Promise<{
         appended.push(file);
         return journal.append(file);
       },
+      flush: () => journal.flush(),
       close: () => journal.close(),
     },
     progress: createProgress({ write: () => undefined, isTTY: false, quiet: true }),
