@@ -92,7 +92,7 @@ export interface FileStoreOptions {
 interface Taken {
   file: JournalFile;
   validation?: Validation | undefined;
-  /** The body, when fetched and held in memory: facts (and, when small, validation) read it there. */
+  /** The body, when fetched and held in memory: facts and validation read it there. */
   content?: Uint8Array | undefined;
 }
 
