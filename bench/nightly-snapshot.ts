@@ -13,6 +13,10 @@
  *     Each day is also loaded into one database with the built CLI: the database's size, the
  *     snapshots and the database together / day 1's (target <= 3), and each load's time against the
  *     day's new data (the same share and line as the snapshot's).
+ *     A night with nothing new (the epoch kept) is taken and loaded after day 30: its time is what any
+ *     night costs whatever its data, so a changed night's time beyond it is its variable part, whose
+ *     cost per fetched MB is compared with day 1's; the trend (seconds gained per day of history) and
+ *     the median load (DuckDB merges small row groups of trial rows every few nights) are printed too.
  *     Every project summary changes each day (it lists all assessments, and one is added per project
  *     per epoch): ~9 MB a day on this shape whatever the trial count, which is why `--quick` (a tenth
  *     of the trials, same summaries) cannot meet the disk target and the full size can.
@@ -90,6 +94,12 @@ function ownBytes(manifest: Manifest): number {
 
 function trialsOf(manifest: Manifest): number {
   return manifest.files.filter((f) => f.kind === 'trials').reduce((sum, f) => sum + (f.records ?? 0), 0);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** Least-squares line y = a + b x with its R^2. */
@@ -176,12 +186,25 @@ async function thirtyDays(sim: RunningSimulator, out: string, day1: Day, label: 
     });
     diskBefore = disk;
   }
+  // A night with nothing new (the epoch kept): what any night costs whatever its data (process start,
+  // verify, mapping, commit). The rest of a changed night is its variable part.
+  const unchanged = await snapshot(sim, out, days.at(-1)!.dir);
+  const unchangedLoad = await load(unchanged.dir, db);
+  await rm(unchanged.dir, { recursive: true, force: true });
   const total = await diskUsage(days.map((d) => d.dir));
   const dbBytes = (await stat(db)).size;
   const meanLoad = perDay.reduce((s, d) => s + d.load_seconds, 0) / perDay.length;
   const loadLine = fitLine(
     perDay.map((d) => d.fetched_mb),
     perDay.map((d) => d.load_seconds),
+  );
+  const trend = fitLine(
+    perDay.map((d) => d.day),
+    perDay.map((d) => d.load_seconds),
+  );
+  const snapshotTrend = fitLine(
+    perDay.map((d) => d.day),
+    perDay.map((d) => d.seconds),
   );
   const meanSeconds = perDay.reduce((s, d) => s + d.seconds, 0) / perDay.length;
   const meanFetched = perDay.reduce((s, d) => s + d.fetched_mb, 0) / perDay.length;
@@ -221,6 +244,23 @@ async function thirtyDays(sim: RunningSimulator, out: string, day1: Day, label: 
     load_fit_seconds_per_fetched_mb: round(loadLine.b),
     load_fit_fixed_seconds_per_day: round(loadLine.a),
     load_fit_r2: round(loadLine.r2),
+    later_days_median_load_seconds: round(median(perDay.map((d) => d.load_seconds)), 2),
+    // Growth with history: seconds a night gains per day of history (least squares over days 2..30).
+    load_trend_seconds_per_day: round(trend.b, 4),
+    snapshot_trend_seconds_per_day: round(snapshotTrend.b, 4),
+    unchanged_night_seconds: round(unchanged.seconds, 2),
+    unchanged_night_load_seconds: round(unchangedLoad.seconds, 2),
+    // Cost per fetched MB beyond a night's fixed cost, a later night's against day 1's.
+    later_days_variable_load_cost_per_mb_vs_day1: round(
+      (meanLoad - unchangedLoad.seconds) /
+        meanFetched /
+        ((day1Load.seconds - unchangedLoad.seconds) / (day1Fetched / 1e6)),
+    ),
+    later_days_variable_snapshot_cost_per_mb_vs_day1: round(
+      (meanSeconds - unchanged.seconds) /
+        meanFetched /
+        ((day1.seconds - unchanged.seconds) / (day1Fetched / 1e6)),
+    ),
     per_day: perDay,
   });
 }

@@ -4,9 +4,14 @@
  * night that changed nothing then writes one mapping row per table instead of ~30,000 rows, and the
  * database neither grows nor rewrites its small tables at the load's checkpoint.
  *
- *   rows of table T for snapshot S ─▶ key = sha256(T, rows without snapshot_id)
+ *   rows of table T for snapshot S ─▶ one group per project (project_id, project_key), in order
+ *     ─▶ per group: key = sha256(T, rows without snapshot_id)
  *     ─▶ key mapped before? ─▶ no: append the rows to stored_T under the key
  *     ─▶ append (S, T, key) to snapshot_row_sets
+ *
+ * Per project, because a night usually changes some projects and not others: the rows of a project
+ * whose summary (or findings, or jobs) did not change are shared even when another project's did.
+ * Tables without a project column are one group.
  *
  * `T` stays what it was for every query: a view joining stored_T to snapshot_row_sets, with T's
  * columns in T's order and snapshot_id from the mapping. Rows that belong to no snapshot (a triage
@@ -17,7 +22,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { appendRows, scalarNumber, type CellValue, type Row } from './db.js';
+import { appendRows, type CellValue, type Row } from './db.js';
 import { ctx, type TableDef } from './schema-core.js';
 import { SNAPSHOT_TRIAL_FILES, SNAPSHOTS, TABLES } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
@@ -111,17 +116,47 @@ export function rowSetKey(table: TableDef, rows: readonly (readonly CellValue[])
 }
 
 async function isMapped(conn: DuckDBConnection, table: TableDef, rowSet: string): Promise<boolean> {
-  const found = await scalarNumber(
-    conn,
-    'SELECT count(*) FROM snapshot_row_sets WHERE relation = $1 AND row_set = $2',
-    [table.name, rowSet],
+  return (await mappedAmong(conn, table, [rowSet])).has(rowSet);
+}
+
+/** Which of `rowSets` some snapshot (or the journal) maps for `table`: one query for all of them. */
+async function mappedAmong(
+  conn: DuckDBConnection,
+  table: TableDef,
+  rowSets: readonly string[],
+): Promise<Set<string>> {
+  const reader = await conn.runAndReadAll(
+    `SELECT DISTINCT row_set FROM snapshot_row_sets WHERE relation = $1 AND row_set IN (${rowSets.map(quoteLiteral).join(', ')})`,
+    [table.name],
   );
-  return found > 0;
+  return new Set(reader.getRows().map(([rowSet]) => String(rowSet)));
+}
+
+/** The columns that say which project a row belongs to (none: the table is one group). */
+const PROJECT_COLUMNS = ['project_id', 'project_key'];
+
+/**
+ * `rows` grouped by project (project_id and project_key together), each group in the order of its
+ * first row and its rows in their order: the same rows always give the same groups.
+ */
+function groupsByProject(table: TableDef, rows: readonly Row[]): Row[][] {
+  const at = PROJECT_COLUMNS.map((name) => table.columns.findIndex((c) => c.name === name)).filter(
+    (i) => i >= 0,
+  );
+  if (at.length === 0) return [[...rows]];
+  const groups = new Map<string, Row[]>();
+  for (const row of rows) {
+    const project = JSON.stringify(at.map((i) => row[i] ?? null));
+    const group = groups.get(project);
+    if (group) group.push(row);
+    else groups.set(project, [row]);
+  }
+  return [...groups.values()];
 }
 
 /**
- * Writes a snapshot's rows of a shared table (within the load's transaction): the rows only when no
- * snapshot holds the same row set yet, the mapping always. No rows: nothing is written.
+ * Writes a snapshot's rows of a shared table (within the load's transaction): per project, the rows
+ * only when no snapshot holds the same row set yet, the mapping always. No rows: nothing is written.
  */
 export async function writeSnapshotRows(
   conn: DuckDBConnection,
@@ -130,15 +165,27 @@ export async function writeSnapshotRows(
   rows: readonly Row[],
 ): Promise<void> {
   if (rows.length === 0) return;
-  const stored = withoutSnapshot(table, rows);
-  const key = rowSetKey(table, stored);
-  if (!(await isMapped(conn, table, key)))
+  const sets = groupsByProject(table, rows).map((group) => {
+    const stored = withoutSnapshot(table, group);
+    return { key: rowSetKey(table, stored), stored };
+  });
+  const mapped = await mappedAmong(
+    conn,
+    table,
+    sets.map((set) => set.key),
+  );
+  const toStore = sets.filter((set) => !mapped.has(set.key));
+  if (toStore.length > 0)
     await appendRows(
       conn,
       storedTable(table),
-      stored.map((row) => [key, ...row]),
+      toStore.flatMap(({ key, stored }) => stored.map((row) => [key, ...row])),
     );
-  await appendRows(conn, SNAPSHOT_ROW_SETS, [[snapshotId, table.name, key, rows.length]]);
+  await appendRows(
+    conn,
+    SNAPSHOT_ROW_SETS,
+    sets.map(({ key, stored }) => [snapshotId, table.name, key, stored.length]),
+  );
 }
 
 /**

@@ -98,12 +98,24 @@ describe('shared row sets', () => {
         await rowsOf(db, table, '20260315T060000Z-second'),
       );
     }
+    // One mapping per table and project (a table without project columns is one group).
+    const groups = await rows(
+      db,
+      SHARED_TABLES.filter((t) => written.some(([name]) => name === t.name))
+        .map((t) =>
+          t.columns.some((c) => c.name === 'project_id')
+            ? `SELECT count(*) AS n FROM (SELECT DISTINCT project_id, project_key FROM ${t.name} WHERE snapshot_id = '20260316T060000Z-day2')`
+            : `SELECT 1 AS n`,
+        )
+        .join(' UNION ALL '),
+    );
+    expect(groups.length).toBe(written.length);
     expect(
       await rows(
         db,
         `SELECT count(*) AS n FROM snapshot_row_sets WHERE snapshot_id = '20260316T060000Z-day2'`,
       ),
-    ).toEqual([{ n: written.length }]);
+    ).toEqual([{ n: groups.reduce((sum, g) => sum + Number(g.n), 0) }]);
   });
 
   it('does not parse a night whose files all equal a loaded one: the rows are those a full read gives', async () => {
@@ -136,7 +148,7 @@ describe('shared row sets', () => {
     expect(later.some((e) => e.type === 'same_inputs')).toBe(false);
   });
 
-  it('stores again only the tables whose rows changed', async () => {
+  it('stores again only the rows of the tables and projects that changed', async () => {
     const db = path.join(work.dir, 'changed.duckdb');
     const finding = 'findings/f0000000-0000-4000-8000-000000001001.json';
     const day2 = await nextNight(FIXTURES.second, '20260316T060000Z-triaged', async (dir) => {
@@ -147,10 +159,18 @@ describe('shared row sets', () => {
     const before = await counts(db);
     await loadSnapshots(db, [day2]);
     const after = await counts(db);
+    // The changed finding's project: only its findings rows are stored again (row sets per project).
+    const [{ n: projectFindings }] = (await rows(
+      db,
+      `SELECT count(*) AS n FROM findings WHERE snapshot_id = '20260316T060000Z-triaged' AND project_key IS NOT DISTINCT FROM
+         (SELECT project_key FROM findings WHERE attack_run_id = 'f0000000-0000-4000-8000-000000001001' LIMIT 1)`,
+    )) as [{ n: number }];
+    expect(Number(projectFindings)).toBeGreaterThan(0);
+    expect(Number(projectFindings)).toBeLessThan(before.findings!.stored);
     for (const [table, { stored, seen }] of Object.entries(before)) {
-      // findings holds the changed file's row; snapshot_files its new sha256; the rest is shared.
-      const changed = table === 'findings' || table === 'snapshot_files';
-      expect(after[table], table).toEqual({ stored: changed ? stored * 2 : stored, seen: seen * 2 });
+      // snapshot_files holds the changed file's new sha256 (no project: one group); the rest is shared.
+      const again = table === 'findings' ? Number(projectFindings) : table === 'snapshot_files' ? stored : 0;
+      expect(after[table], table).toEqual({ stored: stored + again, seen: seen * 2 });
     }
     expect(
       await rows(
