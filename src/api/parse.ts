@@ -7,6 +7,7 @@
  *   the caller can record them rather than lose them.
  */
 import type { z } from 'zod';
+import { acceptsFor } from './fast-check.js';
 
 /** One problem found in a body, located by a JSON path such as `$.assessments[3].status`. */
 export interface SchemaIssue {
@@ -75,6 +76,22 @@ export function parseTolerant<S extends z.ZodType>(schema: S, data: unknown): To
   const result = schema.safeParse(data);
   if (result.success) return { ok: true, value: result.data, issues: [], unknownKeys };
   return { ok: false, value: undefined, issues: toIssues(result.error), unknownKeys };
+}
+
+/**
+ * What parseTolerant reports (issues and unknown keys) without the parsed value, for callers that only
+ * record problems. Most bodies fit: the quick check derived from the schema (fast-check.ts) says so
+ * without zod building a parsed copy; for a body that does not, zod names the problems, so the issues
+ * are exactly parseTolerant's.
+ */
+export function inspectTolerant(
+  schema: z.ZodType,
+  data: unknown,
+): { issues: SchemaIssue[]; unknownKeys: string[] } {
+  const unknownKeys = findUnknownKeys(schema, data);
+  if (acceptsFor(schema)(data)) return { issues: [], unknownKeys };
+  const result = schema.safeParse(data);
+  return { issues: result.success ? [] : toIssues(result.error), unknownKeys };
 }
 
 // ---------------------------------------------------------------------------------------------

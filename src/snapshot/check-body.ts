@@ -7,14 +7,15 @@
  * - **validation** (`checkBody`): tolerant validation against the API schemas. Nothing is rejected:
  *   problems and unknown keys become manifest entries. It runs in the background, one file at a time,
  *   and yields to the event loop between array elements so a large body never stalls the requests in
- *   flight. Trial lists are streamed element by element (json-array-stream.ts): memory stays flat
- *   however long a list is.
+ *   flight; a body that fits is recognized by a quick check derived from the schemas and only a body
+ *   that does not is handed to zod for its issues (inspectTolerant). Trial lists on disk are streamed
+ *   element by element (json-array-stream.ts): memory stays flat however long a list is.
  */
 import { AcceptanceFileSchema } from './risk-acceptances-file.js';
 import { readFile } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { z } from 'zod';
-import { parseTolerant, type SchemaIssue } from '../api/parse.js';
+import { inspectTolerant, type SchemaIssue } from '../api/parse.js';
 import {
   AssessmentDetailSchema,
   ConfigResponseSchema,
@@ -77,7 +78,7 @@ class IssueCollector {
     for (const key of keys) this.unknownKeys.add(pathPrefix ? key.replace(/^\$/, pathPrefix) : key);
   }
   check(schema: z.ZodType, data: unknown, issuePrefix?: string, keyPrefix?: string): void {
-    const parsed = parseTolerant(schema, data);
+    const parsed = inspectTolerant(schema, data);
     this.add(parsed.issues, issuePrefix);
     this.addUnknown(parsed.unknownKeys, keyPrefix);
   }
@@ -95,13 +96,30 @@ function invalidJson(message: string): SchemaIssue {
   return { path: '$', message: `not valid JSON: ${message}`, code: 'invalid_json' };
 }
 
-async function readJson(
-  file: string,
-  content?: Uint8Array,
-): Promise<{ ok: true; data: unknown } | { ok: false; issue: SchemaIssue }> {
-  const text = content
-    ? Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('utf8')
-    : await readFile(file, 'utf8');
+type ParsedBody = { ok: true; data: unknown } | { ok: false; issue: SchemaIssue };
+
+/**
+ * Bodies in memory parsed so far, by their bytes: a summary's facts and its validation read the same
+ * body on the same thread, and parsing 1.4 MB twice costs more than keeping the parse until the
+ * bytes are dropped. Nothing here changes a parsed value (validation copies what it trims).
+ */
+const parsedBodies = new WeakMap<Uint8Array, ParsedBody>();
+
+async function readJson(file: string, content?: Uint8Array): Promise<ParsedBody> {
+  if (content) {
+    let parsed = parsedBodies.get(content);
+    if (!parsed) {
+      parsed = parseJson(
+        Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('utf8'),
+      );
+      parsedBodies.set(content, parsed);
+    }
+    return parsed;
+  }
+  return parseJson(await readFile(file, 'utf8'));
+}
+
+function parseJson(text: string): ParsedBody {
   try {
     return { ok: true, data: JSON.parse(text) as unknown };
   } catch (error) {
@@ -192,7 +210,7 @@ export async function checkBody(
   const data = body.data;
   switch (kind) {
     case 'trials':
-      return checkTrialArray(data, collector);
+      return checkTrialArray(data, collector, true);
     case 'config':
       collector.check(ConfigResponseSchema, data);
       return collector.result(1);
@@ -230,16 +248,27 @@ async function checkSummary(data: unknown, collector: IssueCollector): Promise<B
   return collector.result(assessments.length);
 }
 
+/** Trials checked between two yields to the event loop (a few hundred microseconds of work). */
+const TRIALS_PER_SLICE = 64;
+
 /**
  * A trial list already in memory. Like the streamed path: issue paths get the element index
  * (`$[12].score`), unknown keys the array wildcard (`$[*].new_field`), as TrialListSchema reports them.
  */
-function checkTrialArray(data: unknown, collector: IssueCollector): BodyCheck {
+async function checkTrialArray(
+  data: unknown,
+  collector: IssueCollector,
+  yieldBetween = false,
+): Promise<BodyCheck> {
   if (!Array.isArray(data)) {
     collector.check(TrialListSchema, data);
     return collector.result(null);
   }
-  data.forEach((element, index) => collector.check(TrialResultSchema, element, `$[${index}]`, '$[*]'));
+  for (let index = 0; index < data.length; index++) {
+    collector.check(TrialResultSchema, data[index], `$[${index}]`, '$[*]');
+    // A list checked on the thread that drives the requests gives way now and then (see checkSummary).
+    if (yieldBetween && index % TRIALS_PER_SLICE === TRIALS_PER_SLICE - 1) await yieldToEventLoop();
+  }
   return collector.result(data.length);
 }
 

@@ -1,7 +1,8 @@
 /**
- * A small pool of worker threads that validate stored bodies (checkBody), so the main thread only
- * drives requests: validating a large summary used to sit on the main thread between one response and
- * the next request.
+ * A small pool of worker threads that validate stored bodies (checkBody) from their files, so the main
+ * thread only drives requests: the snapshot sends here the bodies it does not hold in memory (trial
+ * lists of megabytes, streamed from disk element by element); bodies still in memory are checked on
+ * the main thread in slices, where the quick schema check costs less than a worker's start and copy.
  *
  * - The caller bounds how many jobs are outstanding (FileStore keeps at most `size`); jobs beyond a
  *   free worker wait in a queue here, in order.

@@ -26,6 +26,11 @@ export interface StoredBody {
 
 export interface FetchToFileOptions {
   /**
+   * Resolves once the directory of the final path exists. It is awaited before the first file
+   * operation, not before the request, so making the directory overlaps the request. Default: exists.
+   */
+  directory?: Promise<void>;
+  /**
    * Hold bodies up to this size in memory (default SPILL_BYTES). The snapshot passes more for the few
    * bodies whose facts decide the next requests (project summaries), so those are parsed from memory
    * at once instead of written chunk by chunk and read back.
@@ -87,6 +92,7 @@ export async function fetchToFile(
         } else {
           held.push(chunk);
           if (bytes > holdUpTo) {
+            await options.directory;
             spilled = await openAtomic(finalPath);
             for (const part of held.splice(0)) await spilled.write(part);
           }
@@ -103,6 +109,7 @@ export async function fetchToFile(
   const whole = file ? undefined : held.length === 1 ? held[0]! : Buffer.concat(held);
   if (whole) options.onReceived?.(whole);
   try {
+    await options.directory;
     // The body is whole and hashed: a caller that already has these bytes elsewhere (an earlier
     // snapshot) may put a link at the final name instead, and nothing is written.
     if (options.beforeCommit && (await options.beforeCommit(digest))) {

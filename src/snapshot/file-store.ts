@@ -75,6 +75,11 @@ export interface FileStoreOptions {
   stopper: RunStopper;
   now: () => Date;
   concurrency: number;
+  /**
+   * Resolves once files may be written into the working directory (its journal exists); every file
+   * operation waits for it, the requests do not. Default: at once.
+   */
+  ready?: Promise<void> | undefined;
   /** Files an interrupted run finished, by path (from its journal). */
   finished: ReadonlyMap<string, JournalFile>;
   /** The `--since` snapshot, whose files are shared instead of stored again. */
@@ -87,18 +92,9 @@ export interface FileStoreOptions {
 interface Taken {
   file: JournalFile;
   validation?: Validation | undefined;
-  /** The body, when fetched and held in memory: facts (and, when small, validation) read it there. */
+  /** The body, when fetched and held in memory: facts and validation read it there. */
   content?: Uint8Array | undefined;
 }
-
-/** Bodies up to this size are handed to validation from memory, so the worker need not read the file. */
-const RETURN_CONTENT_BYTES = 64 * 1024;
-
-/**
- * Bodies in memory up to this size are validated on the main thread: a check of a few kB costs less
- * than copying it to a worker and back, and a run of small bodies never starts a worker at all.
- */
-const INLINE_CHECK_BYTES = 16 * 1024;
 
 /**
  * Project summaries up to this size are held in memory until stored (other bodies: SPILL_BYTES): the
@@ -109,7 +105,7 @@ const SUMMARY_HOLD_BYTES = 4 * 1024 * 1024;
 
 /**
  * Bodies held for validation at most, in bytes: validation runs one file at a time and may lag
- * behind the requests; past this, bodies are read back from disk instead of held.
+ * behind the requests; past this, bodies are read back from disk (on a worker) instead of held.
  */
 const MAX_HELD_FOR_CHECK_BYTES = 8 * 1024 * 1024;
 
@@ -121,16 +117,24 @@ export class FileStore {
   readonly failures: FailedRequest[] = [];
   private readonly io: LimitFunction;
   /**
-   * Validation of large bodies runs on worker threads (started on the first one), one file per worker
-   * at a time, so memory stays flat and the main thread is free for the requests.
+   * Validation of a body not in memory (spilled, linked, or past the held budget) runs on worker
+   * threads (started on the first such body), one file per worker at a time, so memory stays flat
+   * and the main thread is free for the requests.
    */
   private readonly pool = new CheckPool();
-  private readonly checks: LimitFunction = pLimit(this.pool.size);
+  private readonly fileChecks: LimitFunction = pLimit(this.pool.size);
+  /**
+   * A body still in memory is validated here, one at a time, in slices that yield to the event loop
+   * (checkBody): the quick schema check makes that cheaper than starting a worker, copying the body
+   * over and parsing it a second time (a summary's facts already parsed it; check-body keeps that).
+   */
+  private readonly memoryChecks: LimitFunction = pLimit(1);
   /** fsyncs each stored file in the background; publishing skips the files it has flushed. */
   private readonly flusher = new Flusher();
   /** Queued validations and journal lines: drain() waits for all of them. */
   private readonly pending: Promise<void>[] = [];
-  private readonly createdDirs = new Set<string>();
+  /** Directories made (or being made) in this run: each is created once, whoever asks first. */
+  private readonly dirs = new Map<string, Promise<void>>();
   private heldForCheck = 0;
 
   constructor(private readonly options: FileStoreOptions) {
@@ -144,12 +148,19 @@ export class FileStore {
     return resolveInside(this.options.dir, relative);
   }
 
-  /** Creates the directory of `file` (once per directory). */
-  async ensureDir(file: string): Promise<void> {
+  /**
+   * Resolves once `file` may be written: its directory exists (made once per directory; a failed
+   * attempt is tried again next time) and so does the run's journal (`ready`).
+   */
+  ensureDir(file: string): Promise<void> {
     const dir = path.dirname(file);
-    if (this.createdDirs.has(dir)) return;
-    await mkdir(dir, { recursive: true });
-    this.createdDirs.add(dir);
+    let made = this.dirs.get(dir);
+    if (!made) {
+      made = Promise.all([this.options.ready, mkdir(dir, { recursive: true })]).then(() => undefined);
+      made.catch(() => this.dirs.delete(dir));
+      this.dirs.set(dir, made);
+    }
+    return made;
   }
 
   /**
@@ -176,7 +187,6 @@ export class FileStore {
     try {
       taken = await this.io(async (): Promise<Taken> => {
         if (stopper.stopped) throw stopper.error;
-        await this.ensureDir(file);
         const finished = await this.reuseFinished(target, file);
         if (finished) return { file: finished };
         return (
@@ -200,9 +210,7 @@ export class FileStore {
       this.recordFailure(target, error);
       return 'failed';
     }
-    const small =
-      taken.content && taken.content.byteLength <= RETURN_CONTENT_BYTES ? taken.content : undefined;
-    this.record(taken.file, taken.validation, small);
+    this.record(taken.file, taken.validation, taken.content);
     return { stored: taken.file, facts: facts ? await (early ?? facts(file, taken.content)) : (null as F) };
   }
 
@@ -230,7 +238,7 @@ export class FileStore {
     let held =
       content && this.heldForCheck + content.byteLength <= MAX_HELD_FOR_CHECK_BYTES ? content : undefined;
     this.heldForCheck += held?.byteLength ?? 0;
-    const validation = this.checks(async () => {
+    const validation = (held ? this.memoryChecks : this.fileChecks)(async () => {
       const size = held?.byteLength ?? 0;
       const body = held;
       held = undefined;
@@ -247,14 +255,13 @@ export class FileStore {
   }
 
   /**
-   * Validates one stored file (from `content` when the body is still in memory) into its entry: a small
-   * body in memory right here (quicker than handing it over), anything else on a worker thread.
+   * Validates one stored file into its entry: a body still in memory right here, anything else on a
+   * worker thread from its file.
    */
   private async validate(stored: JournalFile, file: string, content: Uint8Array | undefined): Promise<void> {
-    const check =
-      content && content.byteLength <= INLINE_CHECK_BYTES
-        ? await checkBody(stored.kind, file, stored.bytes, content)
-        : await this.pool.run({ kind: stored.kind, file, bytes: stored.bytes, content });
+    const check = content
+      ? await checkBody(stored.kind, file, stored.bytes, content)
+      : await this.pool.run({ kind: stored.kind, file, bytes: stored.bytes, content: undefined });
     this.entries.set(stored.path, {
       ...stored,
       records: check.records,
@@ -264,8 +271,10 @@ export class FileStore {
     });
   }
 
-  /** Waits for every queued validation; rethrows what stopped the run, if anything did. */
+  /** Waits for every queued validation and journal line; rethrows what stopped the run, if anything did. */
   async drain(): Promise<void> {
+    // The last journal lines are written now: their batch's timer would hold up publishing.
+    this.options.journal.flush();
     await Promise.allSettled(this.pending);
     if (this.options.stopper.stopped) throw this.options.stopper.error;
   }
@@ -314,6 +323,7 @@ export class FileStore {
   ): Promise<Taken | undefined> {
     const { previous, link } = this.options;
     if (!options.reuse || !previous) return undefined;
+    await this.ensureDir(file);
     const shared = await shareFromPrevious(previous, options.reuse, file, link);
     if (!shared) return undefined;
     this.options.progress.reused(shared.digest.bytes);
@@ -342,6 +352,8 @@ export class FileStore {
     const { previous, link } = this.options;
     const same: { linked: boolean; validation?: Validation | undefined } = { linked: false };
     const body = await fetchToFile(this.options.client, target.request, file, {
+      // Made while the request is under way: the request never waits for the file system.
+      directory: this.ensureDir(file),
       ...(target.kind === 'project_summary' ? { holdUpToBytes: SUMMARY_HOLD_BYTES } : {}),
       // The flusher fsyncs the new file through the descriptor that wrote it (see flusher.ts).
       takeDescriptor: (fd) => this.flusher.flushOpen(target.file, file, fd),

@@ -43,6 +43,8 @@ const JournalLineSchema = z.object({ type: z.literal('file'), file: JournalFileS
 
 export interface JournalWriter {
   append(file: JournalFile): Promise<void>;
+  /** Writes the lines collected so far now instead of when their batch's time is up. */
+  flush(): void;
   close(): Promise<void>;
 }
 
@@ -91,6 +93,11 @@ export async function startJournal(
       batch = { timer: setTimeout(start, JOURNAL_BATCH_MS), start, written };
       return written;
     },
+    flush() {
+      if (!batch) return;
+      clearTimeout(batch.timer);
+      batch.start();
+    },
     async close() {
       // A batch still collecting is written now rather than when its timer fires.
       if (batch) {
@@ -103,6 +110,27 @@ export async function startJournal(
       if (closed) return;
       closed = true;
       await handle.close();
+    },
+  };
+}
+
+/**
+ * A writer for a journal still being created (`startJournal` under way), usable at once: appends wait
+ * for it, and closing one that could not be created does nothing (there is nothing to close). The
+ * run sends its first requests meanwhile; its first file write waits for the journal (FileStore's
+ * `ready`), so a working directory never holds a data file without a journal.
+ */
+export function journalWhenStarted(starting: Promise<JournalWriter>): JournalWriter {
+  return {
+    append: async (file) => (await starting).append(file),
+    flush: () =>
+      void starting.then(
+        (writer) => writer.flush(),
+        () => undefined,
+      ),
+    async close() {
+      const writer = await starting.catch(() => undefined);
+      await writer?.close();
     },
   };
 }

@@ -194,12 +194,17 @@ async function evaluationPages(
     const results = await settle(
       context,
       numbers.map(async (page) => {
-        const result = await store.obtain(
-          evaluationPageTarget(org, workspace, page),
-          readPageFacts,
-          page === 1 ? { stopAfter: configured } : {},
-        );
-        if (typeof result === 'object') onProjectIds(result.facts.projectIds);
+        // The page's project ids go out as soon as its body has arrived (their summaries start then),
+        // or, for a body not held in memory, once it is stored.
+        let announced = false;
+        const result = await store.obtain(evaluationPageTarget(org, workspace, page), readPageFacts, {
+          ...(page === 1 ? { stopAfter: configured } : {}),
+          onFacts: (facts) => {
+            announced = true;
+            onProjectIds(facts.projectIds);
+          },
+        });
+        if (typeof result === 'object' && !announced) onProjectIds(result.facts.projectIds);
         return result;
       }),
     );

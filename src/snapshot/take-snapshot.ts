@@ -16,8 +16,9 @@
  *     │
  *  6 publish ────────── sweep, fsync, manifest.json, journal removed, rename to <id>/ last (publish.ts)
  * ```
- * Every body is streamed to a temp file and renamed (fetch-to-file.ts), journaled, fsynced in the
- * background (flusher.ts) and validated on a worker thread (check-pool.ts, check-body.ts), so an
+ * Every body is stored under a temp name and renamed (fetch-to-file.ts), journaled, fsynced in the
+ * background (flusher.ts) and validated beside the requests (check-body.ts: a body still in memory on
+ * the main thread in slices, a larger one from its file on a worker, check-pool.ts), so an
  * interruption at any point loses at most the requests in flight.
  * A request that fails after the client's retries is recorded and the snapshot ends `partial`;
  * 401, 426 and an abort (SIGINT) stop the run and keep the `.partial` directory for `--resume`; an
@@ -54,6 +55,7 @@ import { FileStore } from './file-store.js';
 import { RunStopper } from './run-stopper.js';
 import {
   journalHeader,
+  journalWhenStarted,
   startJournal,
   type JournalFile,
   type JournalHeader,
@@ -261,7 +263,13 @@ export async function takeSnapshot(
   });
   await mkdir(partialDir, { recursive: true });
   effects.onWorkingDirectory?.(partialDir);
-  const journal: JournalWriter = await startJournal(partialDir, header, [...finished.values()]);
+  // The journal is written while the first requests are under way (it costs two fsyncs); files wait
+  // for it (FileStore's `ready`), and a journal that cannot be written stops the run at the first one.
+  const journalStarted = startJournal(partialDir, header, [...finished.values()]);
+  const journal: JournalWriter = journalWhenStarted(journalStarted);
+  const writable = journalStarted.then(() => undefined);
+  // Observed now: when the run stops before its first write, the failure is not left unhandled.
+  writable.catch(() => undefined);
 
   const stopper = new RunStopper(effects.signal);
   const client = createApiClient({
@@ -280,6 +288,7 @@ export async function takeSnapshot(
     dir: partialDir,
     client,
     journal,
+    ready: writable,
     progress,
     stopper,
     now,

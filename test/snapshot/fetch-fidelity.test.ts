@@ -1,9 +1,11 @@
 /**
- * What the snapshot guarantees while its validation and flushing run on worker threads: every stored
- * file is byte for byte the body the service sent for its request, every manifest entry's validation
- * (records, issues, unknown keys) is what checkBody finds in that file on the main thread, and schema
- * drift stays clear (element paths, messages, wildcard keys, the manifest's schema_drift). A loopback
- * proxy in front of the simulator records each body it serves and plants drift in the trial lists.
+ * What the snapshot guarantees while its validation runs beside the requests (bodies in memory on the
+ * main thread, in slices; bodies too large to hold on a worker thread, from their file) and its files
+ * are flushed in the background: every stored file is byte for byte the body the service sent for its
+ * request, every manifest entry's validation (records, issues, unknown keys) is what checkBody finds
+ * in that file read afresh, and schema drift stays clear (element paths, messages, wildcard keys, the
+ * manifest's schema_drift). A loopback proxy in front of the simulator records each body it serves,
+ * plants drift in the trial lists and makes one of them larger than a body held in memory.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -11,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { checkBody } from '../../src/snapshot/check-body.js';
+import { SPILL_BYTES } from '../../src/snapshot/fetch-to-file.js';
 import { takeSnapshot, type SnapshotResult } from '../../src/snapshot/take-snapshot.js';
 import { verifySnapshot } from '../../src/snapshot/verify.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
@@ -22,6 +25,8 @@ let sim: RunningSimulator;
 let proxy: { url: string; close(): Promise<void> };
 /** sha256 of each 200 body the proxy served, by path and query. */
 const served = new Map<string, string>();
+/** The trial list made larger than a body held in memory. */
+let padded: string | undefined;
 let snapshot: SnapshotResult;
 
 beforeAll(async () => {
@@ -32,11 +37,16 @@ beforeAll(async () => {
       if (pathAndQuery.includes('/traces/trials')) {
         // Drift: a key the spec does not know on every trial, and a score of the wrong type on the first.
         const trials = JSON.parse(body) as Record<string, unknown>[];
+        // The first list with a trial is padded past SPILL_BYTES: it is written as it arrives and
+        // validated from its file on a worker, the path of large lists.
+        const pad = trials.length > 0 && !padded ? 'x'.repeat(SPILL_BYTES + 1024) : undefined;
+        if (pad) padded = pathAndQuery;
         out = JSON.stringify(
           trials.map((trial, index) => ({
             ...trial,
             brand_new: index,
             ...(index === 0 ? { score: 'high' } : {}),
+            ...(index === 0 && pad ? { judge_reasoning: pad } : {}),
           })),
         );
       }
@@ -60,8 +70,10 @@ afterAll(async () => {
   await sim.close();
 });
 
-describe('a snapshot validated and flushed on worker threads', () => {
+describe('a snapshot validated beside its requests and flushed in the background', () => {
   it('stores every body byte for byte as served, and verifies', async () => {
+    const large = snapshot.manifest.files.find((file) => file.request?.path === padded);
+    expect(large?.bytes).toBeGreaterThan(SPILL_BYTES);
     const fetched = snapshot.manifest.files.filter((file) => file.request !== null);
     expect(fetched.length).toBeGreaterThan(5);
     for (const file of fetched) {
@@ -74,7 +86,7 @@ describe('a snapshot validated and flushed on worker threads', () => {
     expect(verified.ok).toBe(true);
   });
 
-  it('records in each manifest entry what checkBody finds in the file on the main thread', async () => {
+  it('records in each manifest entry what checkBody finds in the file read afresh', async () => {
     for (const file of snapshot.manifest.files) {
       const check = await checkBody(file.kind, path.join(snapshot.dir, file.path), file.bytes);
       expect(
