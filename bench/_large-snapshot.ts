@@ -16,7 +16,7 @@ import { quoteLiteral } from '../src/warehouse/sql.js';
  * The installed CLI (bin/ → dist/), built fresh first: what users run, and its wall time is not
  * inflated by tsx compiling changed sources on a cold cache (that alone added 1.5 s to a load).
  */
-export const CLI = fileURLToPath(new URL('../bin/airt-report.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../bin/airt-report.cjs', import.meta.url));
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CACHE = path.join(tmpdir(), 'airt-bench-load-cache');
 export const TOKEN = 'bench-token';

@@ -153,7 +153,7 @@ function reportError(error: unknown, io: CliIO, debug: boolean, command: string 
 }
 
 /**
- * The process entry point shared by the installed binary (bin/airt-report.js) and `tsx src/cli/main.ts`,
+ * The process entry point shared by the installed binary (bin/airt-report.cjs) and `tsx src/cli/main.ts`,
  * so both stop the same way. A reader that stops early (`airt-report query … | head`) closes the pipe:
  * not an error worth a stack trace. Stop quietly; any other stdout failure is still reported.
  */

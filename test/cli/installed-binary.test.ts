@@ -1,9 +1,10 @@
 /**
- * The installed binary (bin/airt-report.js over the compiled dist/), not the tsx entry the other CLI
+ * The installed binary (bin/airt-report.cjs over the compiled dist/), not the tsx entry the other CLI
  * tests spawn: what a user who ran `npm ci` or `npm link` actually executes.
  */
 import { execFile, spawn } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
+import { get } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -12,7 +13,7 @@ import { makeTempDir } from '../helpers/temp-dirs.js';
 import { FIXTURES } from '../warehouse/helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = path.join(ROOT, 'bin/airt-report.js');
+const BIN = path.join(ROOT, 'bin/airt-report.cjs');
 const run = promisify(execFile);
 
 async function newestMtime(dir: string): Promise<number> {
@@ -101,5 +102,37 @@ describe('installed binary', () => {
     );
     expect(result.stdout).toBe('snapshots\n1\n');
     expect(result.stderr).toBe('');
+  });
+
+  /** Threads of `serve` started with `env`, counted once it has answered a page (its pool is running). */
+  async function serveThreads(env: Record<string, string>): Promise<number> {
+    const child = spawn(process.execPath, [BIN, 'serve', '--db', db, '--port', '0'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          out += chunk;
+          const found = /http:\/\/127\.0\.0\.1:\d+\/\S*/u.exec(out);
+          if (found) resolve(found[0]);
+        });
+        child.once('close', (code) => reject(new Error(`serve exited with ${code}`)));
+      });
+      await new Promise<void>((resolve, reject) =>
+        get(url, (res) => res.resume().once('end', resolve)).once('error', reject),
+      );
+      return (await readdir(`/proc/${child.pid}/task`)).length;
+    } finally {
+      child.kill();
+    }
+  }
+
+  it("runs libuv's thread pool with 8 threads, or the user's UV_THREADPOOL_SIZE", async () => {
+    // Only the pool's size differs between these runs: the differences are its threads.
+    const four = await serveThreads({ UV_THREADPOOL_SIZE: '4' });
+    expect((await serveThreads({})) - four).toBe(4);
+    expect((await serveThreads({ UV_THREADPOOL_SIZE: '2' })) - four).toBe(-2);
   });
 });

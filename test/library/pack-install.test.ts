@@ -122,7 +122,7 @@ describe('the packed package', () => {
     expect(files).toContain('package/dist/simulator/index.d.ts');
     expect(files).toContain('package/LICENSE');
     expect(files).toContain('package/CHANGELOG.md');
-    expect(files).toContain('package/bin/airt-report.js');
+    expect(files).toContain('package/bin/airt-report.cjs');
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(files.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/'))).toEqual([]);
   });
