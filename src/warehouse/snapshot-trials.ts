@@ -207,7 +207,7 @@ export class SnapshotTrials {
 }
 
 /** A regular file (a FIFO or device is not read: see stage()). */
-export async function fileExists(file: string): Promise<boolean> {
+async function fileExists(file: string): Promise<boolean> {
   return stat(file).then(
     (info) => info.isFile(),
     () => false,
