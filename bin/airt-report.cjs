@@ -12,4 +12,14 @@
 /* global process */
 'use strict';
 process.env.UV_THREADPOOL_SIZE ??= '8';
-import('../dist/cli/main.js').then(({ runCli }) => runCli(process.argv.slice(2)));
+import('../dist/cli/main.js').then(
+  ({ runCli }) => runCli(process.argv.slice(2)),
+  (error) => {
+    // A checkout that was never built (`npm ci` builds dist/ through prepare): one line, not a stack.
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    process.stderr.write(
+      'airt-report: dist/ is missing or incomplete; build it with `npm ci` or `npm run build`.\n',
+    );
+    process.exitCode = 1;
+  },
+);

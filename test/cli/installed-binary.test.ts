@@ -3,7 +3,7 @@
  * tests spawn: what a user who ran `npm ci` or `npm link` actually executes.
  */
 import { execFile, spawn } from 'node:child_process';
-import { readdir, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, stat } from 'node:fs/promises';
 import { get } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -134,5 +134,19 @@ describe('installed binary', () => {
     const four = await serveThreads({ UV_THREADPOOL_SIZE: '4' });
     expect((await serveThreads({})) - four).toBe(4);
     expect((await serveThreads({ UV_THREADPOOL_SIZE: '2' })) - four).toBe(-2);
+  });
+
+  it('says in one line that dist/ must be built when it is missing', async () => {
+    const bin = path.join(await makeTempDir('airt-bin-unbuilt-'), 'bin/airt-report.cjs');
+    await mkdir(path.dirname(bin));
+    await copyFile(BIN, bin);
+    const failed = await run(process.execPath, [bin, '--version']).then(
+      () => null,
+      (error: unknown) => error as { code: number; stderr: string },
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toBe(
+      'airt-report: dist/ is missing or incomplete; build it with `npm ci` or `npm run build`.\n',
+    );
   });
 });
