@@ -4,8 +4,10 @@
  */
 import { DuckDBInstance, LIST, VARCHAR, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import { wordsFlags, CliError, WordedError } from '../errors.js';
 import type { ColumnType, TableDef } from './schema.js';
+import { quoteIdent, quoteLiteral } from './sql.js';
 
 /** An open warehouse database (openWarehouse): its DuckDB connection and close(). */
 export interface Warehouse {
@@ -33,27 +35,79 @@ export function requireDatabase(path: string): void {
   }
 }
 
+/**
+ * Rows per row group in the warehouse file (DuckDB's default is 122,880). A checkpoint writes every
+ * row group that gained rows again, whole: with the default, each night's load re-compressed the
+ * partly filled last row group of every table (up to 122,879 rows of earlier nights per table, most
+ * of a changed night's COMMIT, and DuckDB's vacuum merged them again every few nights). With 32,768
+ * a night rewrites at most that many earlier rows per table, whatever the history. Not stored in
+ * the file: every open passes it, or DuckDB merges the small row groups into large ones again.
+ * Measured on the million-trial snapshot's 30 nights: bench/nightly-snapshot.ts.
+ */
+export const ROW_GROUP_SIZE = 32_768;
+
+/**
+ * The storage format a new warehouse file is written in. DuckDB's default keeps files readable by
+ * 0.10.2; 1.5.0's format compresses trial text better and loads the million-trial snapshot faster
+ * (bench/load.ts). A file created earlier keeps its own format. Readable by DuckDB 1.5.0 or later.
+ */
+export const NEW_FILE_STORAGE_VERSION = 'v1.5.0';
+
+/** Catalog names DuckDB reserves (or this module uses) that a file's own name must not take. */
+const RESERVED_CATALOGS = new Set(['memory', 'system', 'temp', 'main']);
+
+/**
+ * The catalog name DuckDB itself gives a file opened as the main database (its name without the
+ * extension), so SQL naming it keeps working; `warehouse` where DuckDB reserves that name.
+ */
+function catalogNameOf(path: string): string {
+  const stem = basename(path).replace(/\.[^.]*$/, '');
+  return stem && !RESERVED_CATALOGS.has(stem.toLowerCase()) ? stem : 'warehouse';
+}
+
 /** Opens (creating if needed, unless read-only) a DuckDB file with the warehouse's session settings. */
 export async function openWarehouse(path: string, options: OpenOptions = {}): Promise<Warehouse> {
   const config: Record<string, string> = {};
-  if (options.readOnly) config.access_mode = 'READ_ONLY';
   if (options.memoryLimit) config.memory_limit = options.memoryLimit;
   if (options.threads) config.threads = String(options.threads);
+  const inMemory = path === ':memory:';
+  // Where a file opened as the main database would spill (the database's name + .tmp), not the
+  // working directory an in-memory main database spills to.
+  if (!inMemory) config.temp_directory = `${path}.tmp`;
   let instance: DuckDBInstance;
+  let conn: DuckDBConnection;
   try {
-    instance = await DuckDBInstance.create(path, config);
+    // The file is attached to an in-memory instance rather than opened as its main database: only
+    // ATTACH takes the row group size (and a new file's storage version).
+    instance = await DuckDBInstance.create(':memory:', config);
+    conn = await instance.connect();
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    if (/not a valid DuckDB database file/i.test(reason))
-      throw new WordedError(
-        (name) =>
-          `${path} exists but is not a DuckDB database (another program's file, or one left by an interrupted load of an older airt-report). Nothing was loaded or changed; move it away, or name another ${wordsFlags(name) ? `${name('db')} file` : 'file'}.`,
-        1,
-        { cause: error },
-      );
-    throw new CliError(`Cannot open the database ${path}: ${reason}`, 1, { cause: error });
+    throw new CliError(`Cannot start DuckDB: ${error instanceof Error ? error.message : String(error)}`, 1, {
+      cause: error,
+    });
   }
-  const conn = await instance.connect();
+  if (!inMemory) {
+    const catalog = catalogNameOf(path);
+    const attachOptions = [`ROW_GROUP_SIZE ${ROW_GROUP_SIZE}`];
+    if (options.readOnly) attachOptions.push('READ_ONLY');
+    else if (!existsSync(path)) attachOptions.push(`STORAGE_VERSION '${NEW_FILE_STORAGE_VERSION}'`);
+    try {
+      await conn.run(`ATTACH ${quoteLiteral(path)} AS ${quoteIdent(catalog)} (${attachOptions.join(', ')})`);
+      await conn.run(`USE ${quoteIdent(catalog)}`);
+    } catch (error) {
+      conn.closeSync();
+      instance.closeSync();
+      const reason = error instanceof Error ? error.message : String(error);
+      if (/not a valid DuckDB database file/i.test(reason))
+        throw new WordedError(
+          (name) =>
+            `${path} exists but is not a DuckDB database (another program's file, or one left by an interrupted load of an older airt-report). Nothing was loaded or changed; move it away, or name another ${wordsFlags(name) ? `${name('db')} file` : 'file'}.`,
+          1,
+          { cause: error },
+        );
+      throw new CliError(`Cannot open the database ${path}: ${reason}`, 1, { cause: error });
+    }
+  }
   // Timestamps without an offset are read as UTC, and rendering never depends on the machine's zone.
   await conn.run("SET TimeZone = 'UTC'");
   return {
