@@ -4,14 +4,18 @@
  * night that changed nothing then writes one mapping row per table instead of ~30,000 rows, and the
  * database neither grows nor rewrites its small tables at the load's checkpoint.
  *
- *   rows of table T for snapshot S ─▶ one group per project (project_id, project_key), in order
+ *   rows of table T for snapshot S ─▶ one group per project and assessment, in order
  *     ─▶ per group: key = sha256(T, rows without snapshot_id)
  *     ─▶ key mapped before? ─▶ no: append the rows to stored_T under the key
  *     ─▶ append (S, T, key) to snapshot_row_sets
  *
  * Per project, because a night usually changes some projects and not others: the rows of a project
  * whose summary (or findings, or jobs) did not change are shared even when another project's did.
- * Tables without a project column are one group.
+ * And per assessment in the tables that have one (assessments, attack runs, ASR breakdown, compliance
+ * matrix, reports, risk trend, findings, analytics warnings): a project's summary lists all its
+ * assessments and changes whenever one is added, but the rows of the assessments already there stay
+ * shared (on the large preset, ~1,300 new rows a night instead of ~30,000). Tables without those
+ * columns are one group.
  *
  * `T` stays what it was for every query: a view joining stored_T to snapshot_row_sets, with T's
  * columns in T's order and snapshot_id from the mapping. Rows that belong to no snapshot (a triage
@@ -132,24 +136,27 @@ async function mappedAmong(
   return new Set(reader.getRows().map(([rowSet]) => String(rowSet)));
 }
 
-/** The columns that say which project a row belongs to (none: the table is one group). */
-const PROJECT_COLUMNS = ['project_id', 'project_key'];
+/**
+ * The columns that say which project, and which assessment, a row belongs to: a table's rows are one
+ * row set per distinct value of those it has (none: the table is one group).
+ */
+const ROW_SET_COLUMNS = ['project_id', 'project_key', 'assessment_id'];
 
 /**
- * `rows` grouped by project (project_id and project_key together), each group in the order of its
- * first row and its rows in their order: the same rows always give the same groups.
+ * `rows` grouped by project and assessment (the ROW_SET_COLUMNS the table has, together), each group
+ * in the order of its first row and its rows in their order: the same rows always give the same groups.
  */
-function groupsByProject(table: TableDef, rows: readonly Row[]): Row[][] {
-  const at = PROJECT_COLUMNS.map((name) => table.columns.findIndex((c) => c.name === name)).filter(
+export function rowSetGroups(table: TableDef, rows: readonly Row[]): Row[][] {
+  const at = ROW_SET_COLUMNS.map((name) => table.columns.findIndex((c) => c.name === name)).filter(
     (i) => i >= 0,
   );
   if (at.length === 0) return [[...rows]];
   const groups = new Map<string, Row[]>();
   for (const row of rows) {
-    const project = JSON.stringify(at.map((i) => row[i] ?? null));
-    const group = groups.get(project);
+    const owner = JSON.stringify(at.map((i) => row[i] ?? null));
+    const group = groups.get(owner);
     if (group) group.push(row);
-    else groups.set(project, [row]);
+    else groups.set(owner, [row]);
   }
   return [...groups.values()];
 }
@@ -165,7 +172,7 @@ export async function writeSnapshotRows(
   rows: readonly Row[],
 ): Promise<void> {
   if (rows.length === 0) return;
-  const sets = groupsByProject(table, rows).map((group) => {
+  const sets = rowSetGroups(table, rows).map((group) => {
     const stored = withoutSnapshot(table, group);
     return { key: rowSetKey(table, stored), stored };
   });

@@ -51,7 +51,7 @@ describe('the deduplicated warehouse against the outputs of the old way', () => 
     expect(contents).toBe(5);
   });
 
-  it("stores the small tables' rows the snapshots share once, per project (row sets)", async () => {
+  it("stores the small tables' rows the snapshots share once, per project and assessment (row sets)", async () => {
     // third holds second's summaries and fourth first's: their rows are the earlier ones, mapped again.
     const result = await runQuery(
       db,
@@ -61,14 +61,19 @@ describe('the deduplicated warehouse against the outputs of the old way', () => 
     );
     const [stored, viewed, again] = (result.rows[0] ?? []).map(Number);
     expect(again).toBeGreaterThan(0);
-    // Independently of the loader: a project's rows in a snapshot are stored once whatever number of
-    // snapshots hold the same rows for it.
+    // Independently of the loader: an assessment's rows in a snapshot are stored once whatever number
+    // of snapshots hold the same rows for it.
     const seen = await runQuery(db, `SELECT * FROM attack_runs`);
     const at = (name: string): number => seen.columns.findIndex((c) => c.name === name);
-    const [snapshotAt, idAt, keyAt] = [at('snapshot_id'), at('project_id'), at('project_key')];
+    const [snapshotAt, idAt, keyAt, assessmentAt] = [
+      'snapshot_id',
+      'project_id',
+      'project_key',
+      'assessment_id',
+    ].map(at);
     const groups = new Map<string, string[]>();
     for (const row of seen.rows) {
-      const group = JSON.stringify([row[snapshotAt], row[idAt], row[keyAt]]);
+      const group = JSON.stringify([snapshotAt, idAt, keyAt, assessmentAt].map((i) => row[i!]));
       const content = JSON.stringify(
         row.filter((_, i) => i !== snapshotAt),
         (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v),

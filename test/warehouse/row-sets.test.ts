@@ -101,15 +101,19 @@ describe('shared row sets', () => {
         await rowsOf(db, table, '20260315T060000Z-second'),
       );
     }
-    // One mapping per table and project (a table without project columns is one group).
+    // One mapping per table, project and assessment: the distinct values of those of the columns
+    // project_id, project_key, assessment_id the table has (a table with none is one group).
     const groups = await rows(
       db,
       SHARED_TABLES.filter((t) => written.some(([name]) => name === t.name))
-        .map((t) =>
-          t.columns.some((c) => c.name === 'project_id')
-            ? `SELECT count(*) AS n FROM (SELECT DISTINCT project_id, project_key FROM ${t.name} WHERE snapshot_id = '20260316T060000Z-day2')`
-            : `SELECT 1 AS n`,
-        )
+        .map((t) => {
+          const owners = ['project_id', 'project_key', 'assessment_id'].filter((name) =>
+            t.columns.some((c) => c.name === name),
+          );
+          return owners.length > 0
+            ? `SELECT count(*) AS n FROM (SELECT DISTINCT ${owners.join(', ')} FROM ${t.name} WHERE snapshot_id = '20260316T060000Z-day2')`
+            : `SELECT 1 AS n`;
+        })
         .join(' UNION ALL '),
     );
     expect(groups.length).toBe(written.length);
@@ -160,17 +164,20 @@ describe('shared row sets', () => {
     const before = await counts(db);
     await loadSnapshots(db, [day2]);
     const after = await counts(db);
-    // The changed finding's project: only its findings rows are stored again (row sets per project).
-    const [{ n: projectFindings }] = (await rows(
+    // The changed finding's project and assessment: only their findings rows are stored again (row
+    // sets per project and assessment).
+    const [{ n: changedFindings }] = (await rows(
       db,
-      `SELECT count(*) AS n FROM findings WHERE snapshot_id = '20260316T060000Z-triaged' AND project_key IS NOT DISTINCT FROM
-         (SELECT project_key FROM findings WHERE attack_run_id = 'f0000000-0000-4000-8000-000000001001' LIMIT 1)`,
+      `SELECT count(*) AS n FROM findings f WHERE snapshot_id = '20260316T060000Z-triaged' AND EXISTS (
+         SELECT 1 FROM findings c WHERE c.snapshot_id = f.snapshot_id AND c.attack_run_id = 'f0000000-0000-4000-8000-000000001001'
+           AND c.origin = 'finding_detail' AND c.project_key IS NOT DISTINCT FROM f.project_key
+           AND c.project_id IS NOT DISTINCT FROM f.project_id AND c.assessment_id IS NOT DISTINCT FROM f.assessment_id)`,
     )) as [{ n: number }];
-    expect(Number(projectFindings)).toBeGreaterThan(0);
-    expect(Number(projectFindings)).toBeLessThan(before.findings!.stored);
+    expect(Number(changedFindings)).toBeGreaterThan(0);
+    expect(Number(changedFindings)).toBeLessThan(before.findings!.stored);
     for (const [table, { stored, seen }] of Object.entries(before)) {
       // snapshot_files holds the changed file's new sha256 (no project: one group); the rest is shared.
-      const again = table === 'findings' ? Number(projectFindings) : table === 'snapshot_files' ? stored : 0;
+      const again = table === 'findings' ? Number(changedFindings) : table === 'snapshot_files' ? stored : 0;
       expect(after[table], table).toEqual({ stored: stored + again, seen: seen * 2 });
     }
     expect(
