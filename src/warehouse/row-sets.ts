@@ -162,37 +162,56 @@ export function rowSetGroups(table: TableDef, rows: readonly Row[]): Row[][] {
 }
 
 /**
- * Writes a snapshot's rows of a shared table (within the load's transaction): per project, the rows
- * only when no snapshot holds the same row set yet, the mapping always. No rows: nothing is written.
+ * A snapshot's rows of every shared table, written together within the load's transaction: per
+ * project and assessment, the rows only when no snapshot holds the same row set yet, the mapping
+ * always. One query finds the row sets already stored and one append writes every mapping: a night
+ * keys ~2,000 row sets over ~20 tables, and a query and an appender per table cost more than the
+ * few rows most of them store.
  */
-export async function writeSnapshotRows(
-  conn: DuckDBConnection,
-  table: TableDef,
-  snapshotId: string,
-  rows: readonly Row[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  const sets = rowSetGroups(table, rows).map((group) => {
-    const stored = withoutSnapshot(table, group);
-    return { key: rowSetKey(table, stored), stored };
-  });
-  const mapped = await mappedAmong(
-    conn,
-    table,
-    sets.map((set) => set.key),
-  );
-  const toStore = sets.filter((set) => !mapped.has(set.key));
-  if (toStore.length > 0)
+export class SnapshotRowSets {
+  private readonly sets: { table: TableDef; key: string; stored: Row[] }[] = [];
+
+  constructor(private readonly snapshotId: string) {}
+
+  /** Keys a table's rows of this snapshot; nothing is written before write(). No rows: nothing. */
+  add(table: TableDef, rows: readonly Row[]): void {
+    if (rows.length === 0) return;
+    for (const group of rowSetGroups(table, rows)) {
+      const stored = withoutSnapshot(table, group);
+      this.sets.push({ table, key: rowSetKey(table, stored), stored });
+    }
+  }
+
+  async write(conn: DuckDBConnection): Promise<void> {
+    if (this.sets.length === 0) return;
+    const mapped = await storedRowSets(
+      conn,
+      this.sets.map((set) => set.key),
+    );
+    const toStore = new Map<TableDef, Row[]>();
+    for (const { table, key, stored } of this.sets) {
+      const id = `${table.name}\n${key}`;
+      if (mapped.has(id)) continue;
+      mapped.add(id);
+      const rows = toStore.get(table) ?? [];
+      for (const row of stored) rows.push([key, ...row]);
+      toStore.set(table, rows);
+    }
+    for (const [table, rows] of toStore) await appendRows(conn, storedTable(table), rows);
     await appendRows(
       conn,
-      storedTable(table),
-      toStore.flatMap(({ key, stored }) => stored.map((row) => [key, ...row])),
+      SNAPSHOT_ROW_SETS,
+      this.sets.map(({ table, key, stored }) => [this.snapshotId, table.name, key, stored.length]),
     );
-  await appendRows(
-    conn,
-    SNAPSHOT_ROW_SETS,
-    sets.map(({ key, stored }) => [snapshotId, table.name, key, stored.length]),
+  }
+}
+
+/** Which of `rowSets` some snapshot (or the journal) maps, as "relation\nrow_set": one query. */
+async function storedRowSets(conn: DuckDBConnection, rowSets: readonly string[]): Promise<Set<string>> {
+  const reader = await conn.runAndReadAll(
+    `SELECT DISTINCT relation, row_set FROM snapshot_row_sets WHERE row_set IN (${[...new Set(rowSets)].map(quoteLiteral).join(', ')})`,
   );
+  return new Set(reader.getRows().map(([relation, rowSet]) => `${String(relation)}\n${String(rowSet)}`));
 }
 
 /**

@@ -24,7 +24,7 @@ import { AcceptanceFileSchema } from '../snapshot/risk-acceptances-file.js';
 import { acceptanceValues } from './acceptance-rows.js';
 import { parseJsonText } from './json-file.js';
 import { checkRecordCount, manifestWarnings, type VerifyProblem } from './load-checks.js';
-import { isShared, writeSnapshotRows } from './row-sets.js';
+import { isShared, SnapshotRowSets } from './row-sets.js';
 import { mapLikeTwin, recordInputs, snapshotInputsKey, snapshotWithInputs } from './snapshot-inputs.js';
 import { isPlainObject, RowCollector, warningRows } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
@@ -78,6 +78,8 @@ export class SnapshotLoad {
   private readonly projectScopes = new Map<string, ScopeContext>();
   /** Values stored altered (see altered-values.ts), in load order. */
   private readonly altered: AlteredValue[] = [];
+  /** The shared tables' rows, keyed as each table is written, stored together at the end (row-sets.ts). */
+  private readonly rowSets: SnapshotRowSets;
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -89,6 +91,7 @@ export class SnapshotLoad {
     private readonly trials: SnapshotTrials,
   ) {
     this.snapshotId = manifest.snapshot_id;
+    this.rowSets = new SnapshotRowSets(this.snapshotId);
   }
 
   private filesOf(kind: ManifestFile['kind']): ManifestFile[] {
@@ -221,13 +224,14 @@ export class SnapshotLoad {
       });
     const warnings = [...manifestWarnings(this.manifest, problems), ...sink.warnings];
     await this.write(LOAD_WARNINGS, warningRows(this.snapshotId, warnings));
+    await this.rowSets.write(this.conn);
     // Every relation was counted above (written from JS, or counted after the trial load).
     const rows = Object.fromEntries(RELATIONS.map((t) => [t.name, this.rowCounts.get(t.name) ?? 0]));
     return { warnings: warnings.length, rows };
   }
 
   private async write(table: TableDef, rows: readonly Row[]): Promise<void> {
-    if (isShared(table)) await writeSnapshotRows(this.conn, table, this.snapshotId, rows);
+    if (isShared(table)) this.rowSets.add(table, rows);
     else await appendRows(this.conn, table, rows);
     this.counted(table, rows.length);
   }
