@@ -19,6 +19,7 @@ import { MIGRATION_V11 } from './migration-v11.js';
 import { isShared, SNAPSHOT_ROW_SETS, STORED_TABLES } from './row-sets.js';
 import { SNAPSHOT_INPUTS } from './snapshot-inputs.js';
 import { VERIFIED_FILES } from './verified-files.js';
+import { SUMMARY_MEMO_ROW_SETS, SUMMARY_MEMOS } from './summary-memo.js';
 import { knownViewNames, viewStatements } from './views.js';
 
 interface Migration {
@@ -150,6 +151,15 @@ const MIGRATIONS: readonly Migration[] = [
     ],
   },
   MIGRATION_V11,
+  {
+    version: 12,
+    description:
+      'summary_memos and summary_memo_row_sets: what a project summary file gave a load, so the same bytes are not parsed again',
+    statements: () => [
+      `CREATE TABLE IF NOT EXISTS summary_memos (memo_key VARCHAR, memo VARCHAR)`,
+      `CREATE TABLE IF NOT EXISTS summary_memo_row_sets (memo_key VARCHAR, relation VARCHAR, row_set VARCHAR, "rows" BIGINT)`,
+    ],
+  },
 ];
 
 /**
@@ -163,6 +173,8 @@ const STORAGE_TABLES: readonly TableDef[] = [
   SNAPSHOT_ROW_SETS,
   SNAPSHOT_INPUTS,
   VERIFIED_FILES,
+  SUMMARY_MEMOS,
+  SUMMARY_MEMO_ROW_SETS,
 ];
 
 /** The warehouse schema version this release creates and reads. */

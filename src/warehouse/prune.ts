@@ -17,6 +17,7 @@ import { checkSchema } from './ddl.js';
 import { deleteUnmappedRowSets, isShared, SNAPSHOT_ROW_SETS } from './row-sets.js';
 import { TABLES, TRIAL_CONTENT, TRIAL_CONTENT_FILES } from './schema.js';
 import { SNAPSHOT_INPUTS } from './snapshot-inputs.js';
+import { deleteStaleSummaryMemos } from './summary-memo.js';
 import { quoteIdent } from './sql.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, openWarehouseLocked } from './warehouse-lock.js';
 
@@ -79,6 +80,7 @@ export async function pruneWarehouse(dbPath: string, options: PruneOptions): Pro
           `DELETE FROM ${quoteIdent(table.name)} WHERE snapshot_id IN (SELECT snapshot_id FROM prune_snapshots)`,
         );
       await deleteUnmappedRowSets(conn);
+      await deleteStaleSummaryMemos(conn);
       await conn.run(`CREATE OR REPLACE TEMP TABLE prune_contents AS ${ORPHANS}`);
       const trialRows = await scalarNumber(
         conn,

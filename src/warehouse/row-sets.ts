@@ -30,6 +30,7 @@ import { appendRows, type CellValue, type Row } from './db.js';
 import { ctx, type TableDef } from './schema-core.js';
 import { SNAPSHOT_TRIAL_FILES, SNAPSHOTS, TABLES } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
+import type { MemoRowSet } from './summary-memo.js';
 
 /** The row set of rows that belong to no snapshot (triage journal rows). */
 export const JOURNAL_ROW_SET = 'journal';
@@ -170,20 +171,31 @@ export function rowSetGroups(table: TableDef, rows: readonly Row[]): Row[][] {
  */
 export class SnapshotRowSets {
   private readonly sets: { table: TableDef; key: string; stored: Row[] }[] = [];
+  private readonly mapped: MemoRowSet[] = [];
 
   constructor(private readonly snapshotId: string) {}
 
-  /** Keys a table's rows of this snapshot; nothing is written before write(). No rows: nothing. */
-  add(table: TableDef, rows: readonly Row[]): void {
+  /**
+   * Keys a table's rows of this snapshot; nothing is written before write(). No rows: nothing.
+   * `onRowSet` hears each row set the rows form (a summary's memo records them: summary-memo.ts).
+   */
+  add(table: TableDef, rows: readonly Row[], onRowSet?: (set: MemoRowSet) => void): void {
     if (rows.length === 0) return;
     for (const group of rowSetGroups(table, rows)) {
       const stored = withoutSnapshot(table, group);
-      this.sets.push({ table, key: rowSetKey(table, stored), stored });
+      const key = rowSetKey(table, stored);
+      this.sets.push({ table, key, stored });
+      onRowSet?.({ relation: table.name, rowSet: key, rows: stored.length });
     }
   }
 
+  /** Maps a row set stored before (a summary memo's) to this snapshot, without its rows. */
+  map(set: MemoRowSet): void {
+    this.mapped.push(set);
+  }
+
   async write(conn: DuckDBConnection): Promise<void> {
-    if (this.sets.length === 0) return;
+    if (this.sets.length === 0 && this.mapped.length === 0) return;
     const mapped = await storedRowSets(
       conn,
       this.sets.map((set) => set.key),
@@ -198,16 +210,16 @@ export class SnapshotRowSets {
       toStore.set(table, rows);
     }
     for (const [table, rows] of toStore) await appendRows(conn, storedTable(table), rows);
-    await appendRows(
-      conn,
-      SNAPSHOT_ROW_SETS,
-      this.sets.map(({ table, key, stored }) => [this.snapshotId, table.name, key, stored.length]),
-    );
+    await appendRows(conn, SNAPSHOT_ROW_SETS, [
+      ...this.sets.map(({ table, key, stored }) => [this.snapshotId, table.name, key, stored.length]),
+      ...this.mapped.map((set) => [this.snapshotId, set.relation, set.rowSet, set.rows]),
+    ]);
   }
 }
 
 /** Which of `rowSets` some snapshot (or the journal) maps, as "relation\nrow_set": one query. */
 async function storedRowSets(conn: DuckDBConnection, rowSets: readonly string[]): Promise<Set<string>> {
+  if (rowSets.length === 0) return new Set();
   const reader = await conn.runAndReadAll(
     `SELECT DISTINCT relation, row_set FROM snapshot_row_sets WHERE row_set IN (${[...new Set(rowSets)].map(quoteLiteral).join(', ')})`,
   );

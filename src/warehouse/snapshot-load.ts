@@ -29,6 +29,7 @@ import { mapLikeTwin, recordInputs, snapshotInputsKey, snapshotWithInputs } from
 import { isPlainObject, RowCollector, warningRows } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
 import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
+import { SummaryMemoLoad, summaryMemoKey, type SummaryMemo } from './summary-memo.js';
 import { snapshotTrialCounts } from './trial-content.js';
 import { manifestFilesOf, type SnapshotTrialCounts, type SnapshotTrials } from './snapshot-trials.js';
 import {
@@ -62,6 +63,8 @@ export type LoadProgress =
   | { type: 'retry_one_thread'; dir: string; message: string }
   /** Same inputs as the loaded snapshot `twin` (snapshot-inputs.ts): its rows are mapped, no file read. */
   | { type: 'same_inputs'; snapshotId: string; twin: string }
+  /** Project summaries whose bytes an earlier load parsed: their rows are shared, not read (summary-memo.ts). */
+  | { type: 'summaries_reused'; snapshotId: string; reused: number; summaries: number }
   | { type: 'table'; snapshotId: string; table: string; rows: number }
   | { type: 'trials'; snapshotId: string; filesDone: number; filesTotal: number }
   | { type: 'committed'; snapshotId: string };
@@ -80,6 +83,12 @@ export class SnapshotLoad {
   private readonly altered: AlteredValue[] = [];
   /** The shared tables' rows, keyed as each table is written, stored together at the end (row-sets.ts). */
   private readonly rowSets: SnapshotRowSets;
+  /** Summaries taken from memos, and the memos of those parsed (summary-memo.ts). */
+  private readonly summaryMemos = new SummaryMemoLoad();
+  /** Rows per relation that memos mapped (not collected). */
+  private readonly memoRowCounts = new Map<string, number>();
+  /** attack run id → project scope, in summary order (finding details take their project from it). */
+  private readonly runScopes = new Map<string, { project_id: string | null; project_key: string | null }>();
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -225,15 +234,17 @@ export class SnapshotLoad {
     const warnings = [...manifestWarnings(this.manifest, problems), ...sink.warnings];
     await this.write(LOAD_WARNINGS, warningRows(this.snapshotId, warnings));
     await this.rowSets.write(this.conn);
+    await this.summaryMemos.save(this.conn);
     // Every relation was counted above (written from JS, or counted after the trial load).
     const rows = Object.fromEntries(RELATIONS.map((t) => [t.name, this.rowCounts.get(t.name) ?? 0]));
     return { warnings: warnings.length, rows };
   }
 
   private async write(table: TableDef, rows: readonly Row[]): Promise<void> {
-    if (isShared(table)) this.rowSets.add(table, rows);
+    if (isShared(table))
+      this.summaryMemos.split(table.name, rows, (part, onRowSet) => this.rowSets.add(table, part, onRowSet));
     else await appendRows(this.conn, table, rows);
-    this.counted(table, rows.length);
+    this.counted(table, rows.length + (this.memoRowCounts.get(table.name) ?? 0));
   }
 
   /** Records a relation's row count for this snapshot and reports it (progress). */
@@ -250,39 +261,75 @@ export class SnapshotLoad {
   private async loadSummaries(): Promise<void> {
     const summaries = this.filesOf('project_summary');
     const used = new Set<ManifestFile>();
+    const listed: [ProjectEntry, ManifestFile | undefined][] = [];
     for (const project of this.manifest.projects) {
       const file =
         summaries.find((f) => f.project === project.key) ??
         summaries.find((f) => f.path === `projects/${project.dir}/summary.json`);
-      const entry: ProjectEntry = {
-        snapshotId: this.snapshotId,
-        requestedKey: project.key,
-        manifestProjectId: project.project_id,
-        manifestStatus: project.status,
-        summaryFile: file?.path ?? null,
-      };
       if (file) used.add(file);
-      await this.loadProject(entry, file);
+      listed.push([
+        {
+          snapshotId: this.snapshotId,
+          requestedKey: project.key,
+          manifestProjectId: project.project_id,
+          manifestStatus: project.status,
+          summaryFile: file?.path ?? null,
+        },
+        file,
+      ]);
     }
     // A summary file without a manifest project entry still loads (and is reported).
-    for (const file of summaries.filter((f) => !used.has(f))) {
-      this.sink.warn(
-        'unlisted_summary',
-        `${file.path} has no entry in manifest.projects; loaded under its own key`,
-        file.path,
-      );
-      const entry: ProjectEntry = {
-        snapshotId: this.snapshotId,
-        requestedKey: file.project ?? file.path,
-        manifestProjectId: file.project_id ?? null,
-        manifestStatus: 'ok',
-        summaryFile: file.path,
-      };
-      await this.loadProject(entry, file);
+    const unlisted = summaries.filter((f) => !used.has(f));
+    for (const file of unlisted)
+      listed.push([
+        {
+          snapshotId: this.snapshotId,
+          requestedKey: file.project ?? file.path,
+          manifestProjectId: file.project_id ?? null,
+          manifestStatus: 'ok',
+          summaryFile: file.path,
+        },
+        file,
+      ]);
+    // Only a verified file is taken from (or recorded as) a memo.
+    const keyOf = ([entry, file]: [ProjectEntry, ManifestFile | undefined]): string | undefined =>
+      file && this.verifiedFiles.has(file.path) ? summaryMemoKey(file, entry) : undefined;
+    await this.summaryMemos.prepare(
+      this.conn,
+      listed.map(keyOf).filter((key): key is string => key !== undefined),
+    );
+    for (const item of listed) {
+      const [entry, file] = item;
+      if (file && unlisted.includes(file))
+        this.sink.warn(
+          'unlisted_summary',
+          `${file.path} has no entry in manifest.projects; loaded under its own key`,
+          file.path,
+        );
+      await this.loadProject(entry, file, keyOf(item));
     }
+    const withFile = listed.filter(([, file]) => file).length;
+    if (this.summaryMemos.reused > 0)
+      this.progress({
+        type: 'summaries_reused',
+        snapshotId: this.snapshotId,
+        reused: this.summaryMemos.reused,
+        summaries: withFile,
+      });
   }
 
-  private async loadProject(entry: ProjectEntry, file: ManifestFile | undefined): Promise<void> {
+  private async loadProject(
+    entry: ProjectEntry,
+    file: ManifestFile | undefined,
+    memoKey?: string,
+  ): Promise<void> {
+    const memo = memoKey === undefined ? undefined : this.summaryMemos.memoOf(memoKey);
+    if (file && memo) {
+      this.reuseSummary(entry, file, memo);
+      return;
+    }
+    const before = SummaryMemoLoad.mark(this.sink.rows);
+    const [warningsBefore, alteredBefore] = [this.sink.warnings.length, this.altered.length];
     const body = file ? await this.readBody(file) : undefined;
     if (!file || body === undefined) {
       this.projectScopes.set(entry.requestedKey, collectProjectWithoutSummary(entry, this.sink));
@@ -292,6 +339,33 @@ export class SnapshotLoad {
     this.projectScopes.set(entry.requestedKey, scope);
     this.checkCount(file, assessments, { body, field: 'assessments' });
     for (const id of assessmentIds) this.assessmentScopes.set(id, scope);
+    this.collectRunScopes(before.get(ATTACK_RUNS.name) ?? 0);
+    if (memoKey === undefined) return;
+    const { snapshot_id: _id, ...projectScope } = scope;
+    this.summaryMemos.parsedSummary(memoKey, before, this.sink.rows, {
+      scope: projectScope,
+      assessments,
+      assessmentIds,
+      warnings: this.sink.warnings.slice(warningsBefore),
+      altered: this.altered.slice(alteredBefore),
+    });
+  }
+
+  /** A summary an earlier load parsed (same memo key): its memo stands for the file (summary-memo.ts). */
+  private reuseSummary(entry: ProjectEntry, file: ManifestFile, memo: SummaryMemo): void {
+    const scope: ScopeContext = { snapshot_id: this.snapshotId, ...memo.scope };
+    this.summaryMemos.reused++;
+    this.sink.warnings.push(...memo.warnings);
+    this.altered.push(...memo.altered);
+    this.projectScopes.set(entry.requestedKey, scope);
+    for (const id of memo.assessmentIds) this.assessmentScopes.set(id, scope);
+    for (const id of memo.attackRunIds)
+      this.runScopes.set(id, { project_id: scope.project_id, project_key: scope.project_key });
+    for (const set of memo.rowSets) {
+      this.rowSets.map(set);
+      this.memoRowCounts.set(set.relation, (this.memoRowCounts.get(set.relation) ?? 0) + set.rows);
+    }
+    this.checkCount(file, memo.assessments);
   }
 
   private async loadEvaluations(): Promise<void> {
@@ -312,7 +386,7 @@ export class SnapshotLoad {
   }
 
   private async loadFindings(): Promise<void> {
-    const runScopes = this.attackRunScopes();
+    const runScopes = this.runScopes;
     const seenEvents = new Set<string>();
     const files = this.filesOf('finding');
     for (const [i, file] of files.entries()) {
@@ -358,21 +432,21 @@ export class SnapshotLoad {
     }
   }
 
-  /** attack run id → project scope, from the attack_runs rows collected so far. */
-  private attackRunScopes(): Map<string, { project_id: string | null; project_key: string | null }> {
+  /**
+   * Records the project scope of each attack run collected from `start` on (one summary's): finding
+   * details take their project from the run they belong to.
+   */
+  private collectRunScopes(start: number): void {
     const at = (name: string): number => ATTACK_RUNS.columns.findIndex((c) => c.name === name);
     const [idIndex, pidIndex, keyIndex] = [at('attack_run_id'), at('project_id'), at('project_key')];
-    const map = new Map<string, { project_id: string | null; project_key: string | null }>();
-    for (const row of this.sink.rows.get('attack_runs') ?? []) {
+    for (const row of (this.sink.rows.get(ATTACK_RUNS.name) ?? []).slice(start)) {
       const id = row[idIndex];
-      if (typeof id === 'string') {
-        map.set(id, {
-          project_id: (row[pidIndex] as string | null) ?? null,
-          project_key: (row[keyIndex] as string | null) ?? null,
-        });
-      }
+      if (typeof id !== 'string') continue;
+      this.runScopes.set(id, {
+        project_id: (row[pidIndex] as string | null) ?? null,
+        project_key: (row[keyIndex] as string | null) ?? null,
+      });
     }
-    return map;
   }
 
   /** The trial files (snapshot-trials.ts), then their counts. */

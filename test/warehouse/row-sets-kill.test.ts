@@ -1,7 +1,8 @@
 /**
  * The write paths of shared row sets under SIGKILL: a night mapped to an earlier one's rows (same
- * inputs) and a night whose findings changed (new row sets), loaded in one process killed at a random
- * progress event. Each snapshot is one transaction, so the database is always one of the states
+ * inputs) and a night whose findings and one project summary changed (new row sets; the other
+ * summary taken from its memo, the changed one's memo written), loaded in one process killed at a
+ * random progress event. Each snapshot is one transaction, so the database is always one of the states
  * between snapshots, and loading again ends exactly where an uninterrupted load ends: nothing lost,
  * no row set stored twice.
  */
@@ -29,6 +30,10 @@ async function night(id: string, notes?: string): Promise<string> {
   if (notes !== undefined) {
     const body = JSON.parse(await readFile(finding, 'utf8')) as Record<string, unknown>;
     await writeFile(finding, JSON.stringify({ ...body, notes }));
+    const summary = path.join(dir, 'projects/payments-bot/summary.json');
+    const project = JSON.parse(await readFile(summary, 'utf8')) as { assessments: Record<string, unknown>[] };
+    project.assessments[0] = { ...project.assessments[0], name: notes };
+    await writeFile(summary, JSON.stringify(project));
   }
   const original = JSON.parse(
     await readFile(path.join(FIXTURES.second, 'manifest.json'), 'utf8'),
@@ -49,6 +54,8 @@ async function state(db: string): Promise<string> {
     ),
     `SELECT 'snapshot_row_sets', count(*), count(DISTINCT row_set) FROM snapshot_row_sets`,
     `SELECT 'snapshot_inputs', count(*), count(DISTINCT inputs_key) FROM snapshot_inputs`,
+    `SELECT 'summary_memos', count(*), count(DISTINCT memo_key) FROM summary_memos`,
+    `SELECT 'summary_memo_row_sets', count(*), count(DISTINCT memo_key) FROM summary_memo_row_sets`,
     `SELECT 'trials', (SELECT count(*) FROM trials), (SELECT count(*) FROM trial_content)`,
     `SELECT 'snapshots', count(*), 0 FROM snapshots`,
   ];
@@ -76,8 +83,10 @@ describe('shared row sets when the load is killed', () => {
     const after = await state(reference);
     const counting = path.join(work.dir, 'counting.duckdb');
     await cp(base, counting);
-    await loadSnapshots(counting, nights, { onProgress: () => void events++ });
+    const seen: string[] = [];
+    await loadSnapshots(counting, nights, { onProgress: (e) => void (events++, seen.push(e.type)) });
     expect(events).toBeGreaterThan(20);
+    expect(seen).toContain('summaries_reused');
     for (let i = 0; i < KILLS; i++) {
       const at = 1 + Math.floor(Math.random() * events);
       const db = path.join(work.dir, `killed-${i}.duckdb`);

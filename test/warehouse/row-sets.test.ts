@@ -107,9 +107,13 @@ describe('shared row sets', () => {
       db,
       SHARED_TABLES.filter((t) => written.some(([name]) => name === t.name))
         .map((t) => {
-          const owners = ['project_id', 'project_key', 'assessment_id'].filter((name) =>
-            t.columns.some((c) => c.name === name),
-          );
+          // A project summary's findings form row sets of their own, apart from finding details'.
+          const owners = [
+            'project_id',
+            'project_key',
+            'assessment_id',
+            ...(t.name === 'findings' ? ['origin'] : []),
+          ].filter((name) => t.columns.some((c) => c.name === name));
           return owners.length > 0
             ? `SELECT count(*) AS n FROM (SELECT DISTINCT ${owners.join(', ')} FROM ${t.name} WHERE snapshot_id = '20260316T060000Z-day2')`
             : `SELECT 1 AS n`;
@@ -164,13 +168,13 @@ describe('shared row sets', () => {
     const before = await counts(db);
     await loadSnapshots(db, [day2]);
     const after = await counts(db);
-    // The changed finding's project and assessment: only their findings rows are stored again (row
-    // sets per project and assessment).
+    // The changed finding's project and assessment: only their finding-detail rows are stored again
+    // (row sets per project and assessment; a summary's rows are row sets of their own).
     const [{ n: changedFindings }] = (await rows(
       db,
       `SELECT count(*) AS n FROM findings f WHERE snapshot_id = '20260316T060000Z-triaged' AND EXISTS (
          SELECT 1 FROM findings c WHERE c.snapshot_id = f.snapshot_id AND c.attack_run_id = 'f0000000-0000-4000-8000-000000001001'
-           AND c.origin = 'finding_detail' AND c.project_key IS NOT DISTINCT FROM f.project_key
+           AND c.origin = 'finding_detail' AND f.origin = c.origin AND c.project_key IS NOT DISTINCT FROM f.project_key
            AND c.project_id IS NOT DISTINCT FROM f.project_id AND c.assessment_id IS NOT DISTINCT FROM f.assessment_id)`,
     )) as [{ n: number }];
     expect(Number(changedFindings)).toBeGreaterThan(0);
@@ -230,6 +234,108 @@ describe('shared row sets', () => {
       expect(found, table.name).toEqual(before.get(table.name));
     }
     expect(await execute(db, [kind])).toEqual([{ table_type: 'VIEW' }]);
+  });
+});
+
+/** Edits one project summary of a snapshot copy: a field of its first assessment. */
+async function editSummary(dir: string, project: string, notes: string): Promise<void> {
+  const file = path.join(dir, 'projects', project, 'summary.json');
+  const body = JSON.parse(await readFile(file, 'utf8')) as { assessments: Record<string, unknown>[] };
+  body.assessments[0] = { ...body.assessments[0], name: notes };
+  await writeFile(file, JSON.stringify(body));
+}
+
+/** Every table of one snapshot as a full read of `dir` alone into a new database gives it. */
+async function fullRead(dir: string, name: string): Promise<{ db: string; result: unknown }> {
+  const db = path.join(work.dir, `${name}-alone.duckdb`);
+  const [result] = (await loadSnapshots(db, [dir])).snapshots;
+  return { db, result };
+}
+
+const EVERY_TABLE = () => [
+  ...SHARED_TABLES.map((t) => t.name),
+  'trials',
+  'message_parts',
+  'trial_tool_calls',
+];
+
+describe('a project summary loaded before (summary memos)', () => {
+  it('is not parsed again when its bytes are unchanged and another project changed: the rows are those a full read gives', async () => {
+    const db = await copyDatabase(secondLoaded, path.join(work.dir, 'memo.duckdb'));
+    const id = '20260316T060000Z-one-changed';
+    const day2 = await nextNight(FIXTURES.second, id, (dir) =>
+      editSummary(dir, 'payments-bot', 'renamed overnight'),
+    );
+    const events: LoadProgress[] = [];
+    const [loaded] = (await loadSnapshots(db, [day2], { onProgress: (e) => events.push(e) })).snapshots;
+    // support-agent's summary is the one the database holds: taken from its memo; payments-bot's is read.
+    expect(events.filter((e) => e.type === 'summaries_reused')).toEqual([
+      { type: 'summaries_reused', snapshotId: id, reused: 1, summaries: 2 },
+    ]);
+    const alone = await fullRead(day2, 'memo');
+    expect(loaded?.rows).toEqual((alone.result as typeof loaded)?.rows);
+    expect(loaded?.warnings).toBe((alone.result as typeof loaded)?.warnings);
+    for (const table of EVERY_TABLE())
+      expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
+    expect(
+      await rows(
+        db,
+        `SELECT assessment_name FROM findings WHERE snapshot_id = '${id}' AND project_key = 'payments-bot' LIMIT 1`,
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('is read again, whole, once retention deleted the rows its memo names', async () => {
+    const db = path.join(work.dir, 'memo-retention.duckdb');
+    // second's summaries (memos), then a night with both changed, keeping only that night.
+    const changed = await nextNight(FIXTURES.second, '20260316T060000Z-both-changed', async (dir) => {
+      await editSummary(dir, 'payments-bot', 'changed');
+      await editSummary(dir, 'support-agent', 'changed');
+    });
+    await loadSnapshots(db, [FIXTURES.second, changed]);
+    await pruneWarehouse(db, { org: 'acme', workspace: 'main', keep: ['20260316T060000Z-both-changed'] });
+    // Retention leaves no memo naming a row set no snapshot maps.
+    expect(
+      await rows(
+        db,
+        `SELECT count(*) AS n FROM summary_memo_row_sets r WHERE NOT EXISTS (
+           SELECT 1 FROM snapshot_row_sets m WHERE m.relation = r.relation AND m.row_set = r.row_set)`,
+      ),
+    ).toEqual([{ n: 0 }]);
+    expect(
+      await rows(
+        db,
+        `SELECT count(*) AS n FROM summary_memos WHERE memo_key NOT IN (SELECT memo_key FROM summary_memo_row_sets)`,
+      ),
+    ).toEqual([{ n: 0 }]);
+    // second's bytes again: their memos went with their rows, so both summaries are read.
+    const id = '20260317T060000Z-back';
+    const back = await nextNight(FIXTURES.second, id);
+    const events: LoadProgress[] = [];
+    await loadSnapshots(db, [back], { onProgress: (e) => events.push(e) });
+    expect(events.some((e) => e.type === 'summaries_reused')).toBe(false);
+    const alone = await fullRead(back, 'memo-back');
+    for (const table of EVERY_TABLE())
+      expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
+  });
+
+  it('is read again when the same bytes stand for another manifest entry (the key covers the entry)', async () => {
+    const db = await copyDatabase(secondLoaded, path.join(work.dir, 'memo-entry.duckdb'));
+    const id = '20260316T060000Z-entry-changed';
+    const day2 = await nextNight(FIXTURES.second, id, async (dir) => {
+      await editSummary(dir, 'payments-bot', 'changed');
+      // The manifest now says support-agent's fetch failed: its rows say so (manifest_status).
+      const file = path.join(dir, 'manifest.json');
+      const manifest = JSON.parse(await readFile(file, 'utf8')) as Manifest;
+      for (const p of manifest.projects) if (p.key === 'support-agent') p.status = 'failed';
+      await writeFile(file, JSON.stringify(manifest));
+    });
+    const events: LoadProgress[] = [];
+    await loadSnapshots(db, [day2], { onProgress: (e) => events.push(e) });
+    expect(events.some((e) => e.type === 'summaries_reused')).toBe(false);
+    expect(
+      await rows(db, `SELECT manifest_status FROM projects WHERE snapshot_id = '${id}' ORDER BY 1`),
+    ).toEqual([{ manifest_status: 'failed' }, { manifest_status: 'ok' }]);
   });
 });
 

@@ -77,6 +77,10 @@ export const loadCommand = defineCommand<LoadArgs>({
         else if (event.type === 'committed') progress(`  committed ${show(event.snapshotId)}`);
         else if (event.type === 'retry_one_thread')
           progress(`  out of memory reading the trials on two threads; loading again on one`);
+        else if (event.type === 'summaries_reused')
+          progress(
+            `  ${event.reused} of ${event.summaries} project summaries as loaded before: their rows are shared, not parsed`,
+          );
         else if (event.type === 'same_inputs')
           progress(`  same files as ${show(event.twin)}: its rows are shared, no file parsed`);
         else if (event.type === 'already_loaded')

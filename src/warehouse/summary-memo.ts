@@ -1,0 +1,280 @@
+/**
+ * A project summary whose bytes were loaded before is not parsed again (issue 14: "a file whose sha256
+ * is already in the database is not parsed again"). Schema version 12.
+ *
+ *   summary file ─▶ memo key = sha256(format, airt-report version, file's sha256, path and records,
+ *                                      the manifest's project entry)
+ *     ─▶ memo stored, and every row set it names still mapped? ─▶ yes: map those row sets to this
+ *        snapshot, replay its warnings and altered values, take its scope; the file is not read
+ *     ─▶ no: parse it; its rows form row sets of their own (never mixed with another file's rows),
+ *        recorded as its memo when the load commits
+ *
+ * What a summary gives a load is a function of those inputs alone: its rows in the project tables
+ * (projects, assessments, attack runs, the summary's findings, …), the warnings it raised and the
+ * values it stored altered (in order), its project scope, the ids of its assessments and attack runs
+ * (trial files and finding details take their project from them) and its assessment count. Only a
+ * verified file is memoized: an unverified one (a forced load) is always read.
+ *
+ * Retention deletes a memo once any of its row sets is no longer mapped (its rows are gone); the load
+ * also checks that every row set is still mapped before it uses one.
+ */
+import { createHash } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ManifestFile } from '../snapshot/manifest.js';
+import { VERSION } from '../version.js';
+import type { AlteredValue } from './altered-values.js';
+import type { ScopeContext } from './assessment-rows.js';
+import { appendRows } from './db.js';
+import type { LoadWarning } from './row-builder.js';
+import { ctx, type TableDef } from './schema-core.js';
+import type { ProjectEntry } from './summary-rows.js';
+import { quoteLiteral } from './sql.js';
+
+/** Bumped whenever what a memo holds, or how summary rows are built, changes within one version. */
+const MEMO_FORMAT = 1;
+
+export const SUMMARY_MEMOS: TableDef = {
+  name: 'summary_memos',
+  doc: 'Internal: what a project summary file gave a load, by memo key, so that the same bytes are not parsed again.',
+  scope: 'content',
+  columns: [ctx('memo_key', 'VARCHAR'), ctx('memo', 'VARCHAR')],
+};
+
+export const SUMMARY_MEMO_ROW_SETS: TableDef = {
+  name: 'summary_memo_row_sets',
+  doc: 'Internal: the row sets of each summary memo (relation, row_set, rows).',
+  scope: 'content',
+  columns: [
+    ctx('memo_key', 'VARCHAR'),
+    ctx('relation', 'VARCHAR'),
+    ctx('row_set', 'VARCHAR'),
+    ctx('rows', 'BIGINT'),
+  ],
+};
+
+/** A row set a summary's rows formed in one table. */
+export interface MemoRowSet {
+  relation: string;
+  rowSet: string;
+  rows: number;
+}
+
+/** What a summary gave a load, besides its rows (stored as the memo's JSON). */
+export interface SummaryOutcome {
+  /** The project scope without its snapshot_id (the loading snapshot's is put back). */
+  scope: Omit<ScopeContext, 'snapshot_id'>;
+  assessments: number;
+  /** The string ids of its assessments (trial files take their project from them). */
+  assessmentIds: string[];
+  warnings: LoadWarning[];
+  altered: AlteredValue[];
+}
+
+export interface SummaryMemo extends SummaryOutcome {
+  rowSets: MemoRowSet[];
+  /** The ids in its attack runs rows (read from those rows, not stored twice). */
+  attackRunIds: string[];
+}
+
+/** The memo key of a summary file read for `entry` (see the module comment). */
+export function summaryMemoKey(file: ManifestFile, entry: ProjectEntry): string {
+  return createHash('sha256')
+    .update(
+      JSON.stringify({
+        format: MEMO_FORMAT,
+        version: VERSION,
+        file: { path: file.path, sha256: file.sha256, records: file.records ?? null },
+        entry: {
+          requestedKey: entry.requestedKey,
+          manifestProjectId: entry.manifestProjectId,
+          manifestStatus: entry.manifestStatus,
+          summaryFile: entry.summaryFile,
+        },
+      }),
+    )
+    .digest('hex');
+}
+
+/**
+ * The memos stored under `keys` whose row sets are all still mapped by some snapshot: one query for
+ * the memos, one for their row sets.
+ */
+export async function readSummaryMemos(
+  conn: DuckDBConnection,
+  keys: readonly string[],
+): Promise<Map<string, SummaryMemo>> {
+  const found = new Map<string, SummaryMemo>();
+  if (keys.length === 0) return found;
+  const list = [...new Set(keys)].map(quoteLiteral).join(', ');
+  const memos = await conn.runAndReadAll(
+    `SELECT memo_key, memo FROM summary_memos WHERE memo_key IN (${list})`,
+  );
+  const sets = await conn.runAndReadAll(
+    `SELECT r.memo_key, r.relation, r.row_set, r.rows,
+            EXISTS (SELECT 1 FROM snapshot_row_sets m WHERE m.relation = r.relation AND m.row_set = r.row_set) AS mapped
+     FROM summary_memo_row_sets r WHERE r.memo_key IN (${list})`,
+  );
+  const rowSets = new Map<string, MemoRowSet[]>();
+  const broken = new Set<string>();
+  for (const [key, relation, rowSet, rows, mapped] of sets.getRows()) {
+    if (mapped !== true) broken.add(String(key));
+    const list = rowSets.get(String(key)) ?? [];
+    list.push({ relation: String(relation), rowSet: String(rowSet), rows: Number(rows) });
+    rowSets.set(String(key), list);
+  }
+  const usable = memos.getRows().filter(([key]) => !broken.has(String(key)));
+  const ids = await idsOfMemoRows(
+    conn,
+    usable.map(([key]) => String(key)),
+  );
+  for (const [key, memo] of usable) {
+    const outcome = JSON.parse(String(memo)) as SummaryOutcome;
+    found.set(String(key), {
+      ...outcome,
+      rowSets: rowSets.get(String(key)) ?? [],
+      attackRunIds: ids.get(`attack_runs\n${String(key)}`) ?? [],
+    });
+  }
+  return found;
+}
+
+/** The attack run ids in the memos' stored rows, by "relation\nmemo key". */
+async function idsOfMemoRows(
+  conn: DuckDBConnection,
+  keys: readonly string[],
+): Promise<Map<string, string[]>> {
+  const ids = new Map<string, string[]>();
+  if (keys.length === 0) return ids;
+  const list = keys.map(quoteLiteral).join(', ');
+  const reader = await conn.runAndReadAll(
+    `SELECT r.relation, r.memo_key, a.attack_run_id FROM summary_memo_row_sets r
+       JOIN stored_attack_runs a ON a.row_set = r.row_set
+       WHERE r.relation = 'attack_runs' AND r.memo_key IN (${list}) AND a.attack_run_id IS NOT NULL`,
+  );
+  for (const [relation, key, id] of reader.getRows()) {
+    const at = `${String(relation)}\n${String(key)}`;
+    ids.set(at, [...(ids.get(at) ?? []), String(id)]);
+  }
+  return ids;
+}
+
+/** Stores memos (within the load's transaction); a key stored already is left as it is. */
+export async function saveSummaryMemos(
+  conn: DuckDBConnection,
+  memos: ReadonlyMap<string, SummaryMemo>,
+): Promise<void> {
+  if (memos.size === 0) return;
+  const list = [...memos.keys()].map(quoteLiteral).join(', ');
+  const stored = await conn.runAndReadAll(`SELECT memo_key FROM summary_memos WHERE memo_key IN (${list})`);
+  const have = new Set(stored.getRows().map(([key]) => String(key)));
+  const fresh = [...memos].filter(([key]) => !have.has(key));
+  await appendRows(
+    conn,
+    SUMMARY_MEMOS,
+    fresh.map(([key, memo]) => {
+      const outcome: SummaryOutcome = {
+        scope: memo.scope,
+        assessments: memo.assessments,
+        assessmentIds: memo.assessmentIds,
+        warnings: memo.warnings,
+        altered: memo.altered,
+      };
+      return [key, JSON.stringify(outcome)];
+    }),
+  );
+  await appendRows(
+    conn,
+    SUMMARY_MEMO_ROW_SETS,
+    fresh.flatMap(([key, memo]) => memo.rowSets.map((s) => [key, s.relation, s.rowSet, s.rows])),
+  );
+}
+
+/** Retention: deletes the memos one of whose row sets no snapshot maps any more (within its transaction). */
+export async function deleteStaleSummaryMemos(conn: DuckDBConnection): Promise<void> {
+  await conn.run(`CREATE OR REPLACE TEMP TABLE stale_summary_memos AS
+    SELECT DISTINCT memo_key FROM summary_memo_row_sets r
+    WHERE NOT EXISTS (SELECT 1 FROM snapshot_row_sets m WHERE m.relation = r.relation AND m.row_set = r.row_set)`);
+  await conn.run('DELETE FROM summary_memos WHERE memo_key IN (SELECT memo_key FROM stale_summary_memos)');
+  await conn.run(
+    'DELETE FROM summary_memo_row_sets WHERE memo_key IN (SELECT memo_key FROM stale_summary_memos)',
+  );
+  await conn.run('DROP TABLE stale_summary_memos');
+}
+
+/** The rows of each table a summary being parsed added to the collector: [start, end) per table. */
+type Ranges = Map<string, readonly [number, number]>;
+
+/**
+ * One snapshot load's use of summary memos: which summaries it may take from a memo, and the memos of
+ * those it parses (their rows' ranges in the collector, then the row sets those rows form).
+ */
+export class SummaryMemoLoad {
+  private memos = new Map<string, SummaryMemo>();
+  private readonly parsed: { key: string; ranges: Ranges; outcome: SummaryOutcome; rowSets: MemoRowSet[] }[] =
+    [];
+  /** Summaries taken from a memo (not read). */
+  reused = 0;
+
+  /** Reads the memos of these keys that can be used (one query each for memos and their row sets). */
+  async prepare(conn: DuckDBConnection, keys: readonly string[]): Promise<void> {
+    this.memos = await readSummaryMemos(conn, keys);
+  }
+
+  memoOf(key: string): SummaryMemo | undefined {
+    return this.memos.get(key);
+  }
+
+  /** The collector's row count per table before a summary is parsed. */
+  static mark(rows: ReadonlyMap<string, readonly unknown[]>): Map<string, number> {
+    return new Map([...rows].map(([table, list]) => [table, list.length]));
+  }
+
+  /** Records a parsed summary: the rows it added since `before` (SummaryMemoLoad.mark) and its outcome. */
+  parsedSummary(
+    key: string,
+    before: ReadonlyMap<string, number>,
+    rows: ReadonlyMap<string, readonly unknown[]>,
+    outcome: SummaryOutcome,
+  ): void {
+    const ranges: Ranges = new Map();
+    for (const [table, list] of rows) {
+      const start = before.get(table) ?? 0;
+      if (list.length > start) ranges.set(table, [start, list.length]);
+    }
+    this.parsed.push({ key, ranges, outcome, rowSets: [] });
+  }
+
+  /**
+   * Splits a table's collected rows into the parsed summaries' own (each its row sets, recorded for
+   * its memo) and the rest: `add` is called once for each part that has rows.
+   */
+  split<R>(
+    table: string,
+    rows: readonly R[],
+    add: (part: readonly R[], onRowSet?: (set: MemoRowSet) => void) => void,
+  ): void {
+    const taken: (readonly [number, number])[] = [];
+    for (const summary of this.parsed) {
+      const range = summary.ranges.get(table);
+      if (!range) continue;
+      taken.push(range);
+      add(rows.slice(range[0], range[1]), (set) => summary.rowSets.push(set));
+    }
+    if (taken.length === 0) {
+      add(rows);
+      return;
+    }
+    const rest = rows.filter((_, i) => !taken.some(([start, end]) => i >= start && i < end));
+    if (rest.length > 0) add(rest);
+  }
+
+  /** Stores the memos of the summaries parsed by this load (after its row sets were written). */
+  async save(conn: DuckDBConnection): Promise<void> {
+    await saveSummaryMemos(
+      conn,
+      new Map(
+        this.parsed.map(({ key, outcome, rowSets }) => [key, { ...outcome, rowSets, attackRunIds: [] }]),
+      ),
+    );
+  }
+}
