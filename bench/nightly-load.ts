@@ -18,6 +18,9 @@
  *      (trial files whose content the database holds checked for size, not hashed), whose result the
  *      load step uses instead of hashing again (both in this process).
  *   6. DuckDB's raw `read_json` of the same trial files into a plain table: load / raw (target <= 1.2).
+ *   7. day 5, one project's summary changed (its first assessment renamed), and day 6, every project's
+ *      summary changed: the unchanged summaries of day 5 are taken from their memos (summary-memo.ts),
+ *      day 6 parses all of them. Each load's wall time, and day 5 / day 6.
  *
  * Days 2 to 4 hold the same files as day 1: their loads map day 1's row sets and trial contents
  * (snapshot-inputs.ts), parsing nothing.
@@ -30,6 +33,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { SETTLED_MS } from '../src/snapshot/file-identity.js';
+import { createHash } from 'node:crypto';
 import { computeRootHash, type Manifest } from '../src/snapshot/manifest.js';
 import { verifySnapshot } from '../src/snapshot/verify.js';
 import { loadSnapshots } from '../src/warehouse/loader.js';
@@ -47,6 +51,36 @@ async function nextDay(dir: string, into: string, day: number): Promise<string> 
   next.finished_at = new Date(Date.parse(manifest.finished_at) + (day - 1) * 86_400_000).toISOString();
   next.root_sha256 = computeRootHash(next.files);
   await writeFile(path.join(target, 'manifest.json'), `${JSON.stringify(next, null, 2)}\n`);
+  return target;
+}
+
+/**
+ * nextDay with the project summaries of `projects` (all when 'all') changed: each file replaced (never
+ * written through its hard link) by the same summary with its first assessment renamed, the manifest
+ * re-sealed with their new sha256 and sizes.
+ */
+async function nextDayWithSummaries(
+  dir: string,
+  into: string,
+  day: number,
+  projects: number | 'all',
+): Promise<string> {
+  const target = await nextDay(dir, into, day);
+  const manifest = JSON.parse(await readFile(path.join(target, 'manifest.json'), 'utf8')) as Manifest;
+  const summaries = manifest.files.filter((f) => f.kind === 'project_summary');
+  for (const file of projects === 'all' ? summaries : summaries.slice(0, projects)) {
+    const full = path.join(target, file.path);
+    const body = JSON.parse(await readFile(full, 'utf8')) as { assessments: { name?: unknown }[] };
+    const first = body.assessments[0];
+    if (first) first.name = `${String(first.name)} (day ${day})`;
+    const bytes = Buffer.from(JSON.stringify(body));
+    await rm(full);
+    await writeFile(full, bytes);
+    file.sha256 = createHash('sha256').update(bytes).digest('hex');
+    file.bytes = bytes.length;
+  }
+  manifest.root_sha256 = computeRootHash(manifest.files);
+  await writeFile(path.join(target, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   return target;
 }
 
@@ -113,6 +147,20 @@ try {
     files: 'linked just before; verification handed over',
   });
   figure('day4_run_load_step_vs_day1_load', loadStep / day1.wallMs, 'x', { target: '<= 0.10' });
+  // Day 5: one project's summary changed (the others as day 1's: memos); day 6: every summary changed.
+  const day5Dir = await nextDayWithSummaries(day1Dir, work, 5, 1);
+  const day6Dir = await nextDayWithSummaries(day1Dir, work, 6, 'all');
+  const day5 = await runCli(['load', day5Dir, '--db', db, '--quiet']);
+  const day6 = await runCli(['load', day6Dir, '--db', db, '--quiet']);
+  const projects = manifest.files.filter((f) => f.kind === 'project_summary').length;
+  figure('day5_one_summary_changed_load', day5.wallMs / 1000, 's', { summaries: projects, changed: 1 });
+  figure('day6_every_summary_changed_load', day6.wallMs / 1000, 's', {
+    summaries: projects,
+    changed: projects,
+  });
+  figure('day5_vs_day6_load', day5.wallMs / day6.wallMs, 'x', {
+    note: 'the unchanged summaries taken from their memos, not parsed',
+  });
   figure('day1_db_used', size1.used / 1e6, 'MB', { file_mb: Math.round(size1.file / 1e5) / 10 });
   figure('day2_db_growth_used', (size2.used - size1.used) / size1.used, 'x', { target: '<= 0.05' });
   figure('day2_db_growth_file', (size2.file - size1.file) / size1.file, 'x', {

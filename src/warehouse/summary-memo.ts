@@ -2,8 +2,8 @@
  * A project summary whose bytes were loaded before is not parsed again (issue 14: "a file whose sha256
  * is already in the database is not parsed again"). Schema version 12.
  *
- *   summary file ─▶ memo key = sha256(format, airt-report version, file's sha256, path and records,
- *                                      the manifest's project entry)
+ *   summary file ─▶ memo key = sha256(format, airt-report version, the tables' columns, the file's
+ *                                      sha256, path and records, the manifest's project entry)
  *     ─▶ memo stored, and every row set it names still mapped? ─▶ yes: map those row sets to this
  *        snapshot, replay its warnings and altered values, take its scope; the file is not read
  *     ─▶ no: parse it; its rows form row sets of their own (never mixed with another file's rows),
@@ -26,12 +26,25 @@ import type { AlteredValue } from './altered-values.js';
 import type { ScopeContext } from './assessment-rows.js';
 import { appendRows } from './db.js';
 import type { LoadWarning } from './row-builder.js';
+import { SHARED_TABLES } from './row-sets.js';
 import { ctx, type TableDef } from './schema-core.js';
 import type { ProjectEntry } from './summary-rows.js';
 import { quoteLiteral } from './sql.js';
 
-/** Bumped whenever what a memo holds, or how summary rows are built, changes within one version. */
+/**
+ * Bumped whenever what a memo holds, or how summary rows are built, changes within one version (the
+ * columns of the tables are in the key by themselves: TABLE_COLUMNS).
+ */
 const MEMO_FORMAT = 1;
+
+/** Every shared table's columns and types: rows built for other columns are not this load's rows. */
+const TABLE_COLUMNS = createHash('sha256')
+  .update(
+    JSON.stringify(
+      SHARED_TABLES.map((t) => [t.name, t.columns.map((c) => [c.name, c.type, c.from ?? null])]),
+    ),
+  )
+  .digest('hex');
 
 export const SUMMARY_MEMOS: TableDef = {
   name: 'summary_memos',
@@ -83,6 +96,7 @@ export function summaryMemoKey(file: ManifestFile, entry: ProjectEntry): string 
       JSON.stringify({
         format: MEMO_FORMAT,
         version: VERSION,
+        columns: TABLE_COLUMNS,
         file: { path: file.path, sha256: file.sha256, records: file.records ?? null },
         entry: {
           requestedKey: entry.requestedKey,
