@@ -120,23 +120,6 @@ export function rowSetKey(table: TableDef, rows: readonly (readonly CellValue[])
     .digest('hex');
 }
 
-async function isMapped(conn: DuckDBConnection, table: TableDef, rowSet: string): Promise<boolean> {
-  return (await mappedAmong(conn, table, [rowSet])).has(rowSet);
-}
-
-/** Which of `rowSets` some snapshot (or the journal) maps for `table`: one query for all of them. */
-async function mappedAmong(
-  conn: DuckDBConnection,
-  table: TableDef,
-  rowSets: readonly string[],
-): Promise<Set<string>> {
-  const reader = await conn.runAndReadAll(
-    `SELECT DISTINCT row_set FROM snapshot_row_sets WHERE relation = $1 AND row_set IN (${rowSets.map(quoteLiteral).join(', ')})`,
-    [table.name],
-  );
-  return new Set(reader.getRows().map(([rowSet]) => String(rowSet)));
-}
-
 /**
  * The columns that say which project, and which assessment, a row belongs to: a table's rows are one
  * row set per distinct value of those it has (none: the table is one group).
@@ -196,13 +179,13 @@ export class SnapshotRowSets {
 
   async write(conn: DuckDBConnection): Promise<void> {
     if (this.sets.length === 0 && this.mapped.length === 0) return;
-    const mapped = await storedRowSets(
+    const mapped = await mappedRowSets(
       conn,
       this.sets.map((set) => set.key),
     );
     const toStore = new Map<TableDef, Row[]>();
     for (const { table, key, stored } of this.sets) {
-      const id = `${table.name}\n${key}`;
+      const id = rowSetId(table.name, key);
       if (mapped.has(id)) continue;
       mapped.add(id);
       const rows = toStore.get(table) ?? [];
@@ -217,13 +200,16 @@ export class SnapshotRowSets {
   }
 }
 
-/** Which of `rowSets` some snapshot (or the journal) maps, as "relation\nrow_set": one query. */
-async function storedRowSets(conn: DuckDBConnection, rowSets: readonly string[]): Promise<Set<string>> {
+/** How mappedRowSets names a row set of a relation. */
+const rowSetId = (relation: string, rowSet: string): string => `${relation}\n${rowSet}`;
+
+/** Which of `rowSets` some snapshot (or the journal) maps, by rowSetId: one query for all of them. */
+async function mappedRowSets(conn: DuckDBConnection, rowSets: readonly string[]): Promise<Set<string>> {
   if (rowSets.length === 0) return new Set();
   const reader = await conn.runAndReadAll(
     `SELECT DISTINCT relation, row_set FROM snapshot_row_sets WHERE row_set IN (${[...new Set(rowSets)].map(quoteLiteral).join(', ')})`,
   );
-  return new Set(reader.getRows().map(([relation, rowSet]) => `${String(relation)}\n${String(rowSet)}`));
+  return new Set(reader.getRows().map(([relation, rowSet]) => rowSetId(String(relation), String(rowSet))));
 }
 
 /**
@@ -240,7 +226,7 @@ export async function appendJournalRows(
   const at = table.columns.findIndex((c) => c.name === SNAPSHOT_COLUMN);
   if (rows.some((row) => row[at] !== null))
     throw new Error(`journal rows of ${table.name} must not name a snapshot`);
-  if (!(await isMapped(conn, table, JOURNAL_ROW_SET)))
+  if (!(await mappedRowSets(conn, [JOURNAL_ROW_SET])).has(rowSetId(table.name, JOURNAL_ROW_SET)))
     await appendRows(conn, SNAPSHOT_ROW_SETS, [[null, table.name, JOURNAL_ROW_SET, null]]);
   await appendRows(
     conn,

@@ -261,60 +261,55 @@ export class SnapshotLoad {
   private async loadSummaries(): Promise<void> {
     const summaries = this.filesOf('project_summary');
     const used = new Set<ManifestFile>();
-    const listed: [ProjectEntry, ManifestFile | undefined][] = [];
+    const toLoad: { entry: ProjectEntry; file: ManifestFile | undefined; unlisted: boolean }[] = [];
     for (const project of this.manifest.projects) {
       const file =
         summaries.find((f) => f.project === project.key) ??
         summaries.find((f) => f.path === `projects/${project.dir}/summary.json`);
       if (file) used.add(file);
-      listed.push([
-        {
-          snapshotId: this.snapshotId,
-          requestedKey: project.key,
-          manifestProjectId: project.project_id,
-          manifestStatus: project.status,
-          summaryFile: file?.path ?? null,
-        },
-        file,
-      ]);
+      const entry: ProjectEntry = {
+        snapshotId: this.snapshotId,
+        requestedKey: project.key,
+        manifestProjectId: project.project_id,
+        manifestStatus: project.status,
+        summaryFile: file?.path ?? null,
+      };
+      toLoad.push({ entry, file, unlisted: false });
     }
     // A summary file without a manifest project entry still loads (and is reported).
-    const unlisted = summaries.filter((f) => !used.has(f));
-    for (const file of unlisted)
-      listed.push([
-        {
-          snapshotId: this.snapshotId,
-          requestedKey: file.project ?? file.path,
-          manifestProjectId: file.project_id ?? null,
-          manifestStatus: 'ok',
-          summaryFile: file.path,
-        },
-        file,
-      ]);
+    for (const file of summaries.filter((f) => !used.has(f))) {
+      const entry: ProjectEntry = {
+        snapshotId: this.snapshotId,
+        requestedKey: file.project ?? file.path,
+        manifestProjectId: file.project_id ?? null,
+        manifestStatus: 'ok',
+        summaryFile: file.path,
+      };
+      toLoad.push({ entry, file, unlisted: true });
+    }
     // Only a verified file is taken from (or recorded as) a memo.
-    const keyOf = ([entry, file]: [ProjectEntry, ManifestFile | undefined]): string | undefined =>
-      file && this.verifiedFiles.has(file.path) ? summaryMemoKey(file, entry) : undefined;
+    const memoKeys = toLoad.map(({ entry, file }) =>
+      file && this.verifiedFiles.has(file.path) ? summaryMemoKey(file, entry) : undefined,
+    );
     await this.summaryMemos.prepare(
       this.conn,
-      listed.map(keyOf).filter((key): key is string => key !== undefined),
+      memoKeys.filter((key): key is string => key !== undefined),
     );
-    for (const item of listed) {
-      const [entry, file] = item;
-      if (file && unlisted.includes(file))
+    for (const [i, { entry, file, unlisted }] of toLoad.entries()) {
+      if (file && unlisted)
         this.sink.warn(
           'unlisted_summary',
           `${file.path} has no entry in manifest.projects; loaded under its own key`,
           file.path,
         );
-      await this.loadProject(entry, file, keyOf(item));
+      await this.loadProject(entry, file, memoKeys[i]);
     }
-    const withFile = listed.filter(([, file]) => file).length;
     if (this.summaryMemos.reused > 0)
       this.progress({
         type: 'summaries_reused',
         snapshotId: this.snapshotId,
         reused: this.summaryMemos.reused,
-        summaries: withFile,
+        summaries: toLoad.filter(({ file }) => file).length,
       });
   }
 

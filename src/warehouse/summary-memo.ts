@@ -137,7 +137,7 @@ export async function readSummaryMemos(
     rowSets.set(String(key), list);
   }
   const usable = memos.getRows().filter(([key]) => !broken.has(String(key)));
-  const ids = await idsOfMemoRows(
+  const runIds = await attackRunIdsOf(
     conn,
     usable.map(([key]) => String(key)),
   );
@@ -146,60 +146,61 @@ export async function readSummaryMemos(
     found.set(String(key), {
       ...outcome,
       rowSets: rowSets.get(String(key)) ?? [],
-      attackRunIds: ids.get(`attack_runs\n${String(key)}`) ?? [],
+      attackRunIds: runIds.get(String(key)) ?? [],
     });
   }
   return found;
 }
 
-/** The attack run ids in the memos' stored rows, by "relation\nmemo key". */
-async function idsOfMemoRows(
+/** The attack run ids in the memos' stored attack_runs rows, by memo key. */
+async function attackRunIdsOf(
   conn: DuckDBConnection,
   keys: readonly string[],
 ): Promise<Map<string, string[]>> {
   const ids = new Map<string, string[]>();
   if (keys.length === 0) return ids;
-  const list = keys.map(quoteLiteral).join(', ');
   const reader = await conn.runAndReadAll(
-    `SELECT r.relation, r.memo_key, a.attack_run_id FROM summary_memo_row_sets r
+    `SELECT r.memo_key, a.attack_run_id FROM summary_memo_row_sets r
        JOIN stored_attack_runs a ON a.row_set = r.row_set
-       WHERE r.relation = 'attack_runs' AND r.memo_key IN (${list}) AND a.attack_run_id IS NOT NULL`,
+       WHERE r.relation = 'attack_runs' AND r.memo_key IN (${keys.map(quoteLiteral).join(', ')})
+         AND a.attack_run_id IS NOT NULL`,
   );
-  for (const [relation, key, id] of reader.getRows()) {
-    const at = `${String(relation)}\n${String(key)}`;
-    ids.set(at, [...(ids.get(at) ?? []), String(id)]);
+  for (const [key, id] of reader.getRows()) {
+    const list = ids.get(String(key));
+    if (list) list.push(String(id));
+    else ids.set(String(key), [String(id)]);
   }
   return ids;
 }
 
+/** A summary parsed by this load: what it gave, and the row sets its rows formed. */
+interface ParsedSummary {
+  key: string;
+  outcome: SummaryOutcome;
+  rowSets: MemoRowSet[];
+}
+
 /** Stores memos (within the load's transaction); a key stored already is left as it is. */
-export async function saveSummaryMemos(
-  conn: DuckDBConnection,
-  memos: ReadonlyMap<string, SummaryMemo>,
-): Promise<void> {
-  if (memos.size === 0) return;
-  const list = [...memos.keys()].map(quoteLiteral).join(', ');
+async function saveSummaryMemos(conn: DuckDBConnection, parsed: readonly ParsedSummary[]): Promise<void> {
+  if (parsed.length === 0) return;
+  const list = [...new Set(parsed.map((p) => p.key))].map(quoteLiteral).join(', ');
   const stored = await conn.runAndReadAll(`SELECT memo_key FROM summary_memos WHERE memo_key IN (${list})`);
   const have = new Set(stored.getRows().map(([key]) => String(key)));
-  const fresh = [...memos].filter(([key]) => !have.has(key));
+  const fresh: ParsedSummary[] = [];
+  for (const summary of parsed) {
+    if (have.has(summary.key)) continue;
+    have.add(summary.key);
+    fresh.push(summary);
+  }
   await appendRows(
     conn,
     SUMMARY_MEMOS,
-    fresh.map(([key, memo]) => {
-      const outcome: SummaryOutcome = {
-        scope: memo.scope,
-        assessments: memo.assessments,
-        assessmentIds: memo.assessmentIds,
-        warnings: memo.warnings,
-        altered: memo.altered,
-      };
-      return [key, JSON.stringify(outcome)];
-    }),
+    fresh.map(({ key, outcome }) => [key, JSON.stringify(outcome)]),
   );
   await appendRows(
     conn,
     SUMMARY_MEMO_ROW_SETS,
-    fresh.flatMap(([key, memo]) => memo.rowSets.map((s) => [key, s.relation, s.rowSet, s.rows])),
+    fresh.flatMap(({ key, rowSets }) => rowSets.map((s) => [key, s.relation, s.rowSet, s.rows])),
   );
 }
 
@@ -224,8 +225,7 @@ type Ranges = Map<string, readonly [number, number]>;
  */
 export class SummaryMemoLoad {
   private memos = new Map<string, SummaryMemo>();
-  private readonly parsed: { key: string; ranges: Ranges; outcome: SummaryOutcome; rowSets: MemoRowSet[] }[] =
-    [];
+  private readonly parsed: (ParsedSummary & { ranges: Ranges })[] = [];
   /** Summaries taken from a memo (not read). */
   reused = 0;
 
@@ -284,11 +284,6 @@ export class SummaryMemoLoad {
 
   /** Stores the memos of the summaries parsed by this load (after its row sets were written). */
   async save(conn: DuckDBConnection): Promise<void> {
-    await saveSummaryMemos(
-      conn,
-      new Map(
-        this.parsed.map(({ key, outcome, rowSets }) => [key, { ...outcome, rowSets, attackRunIds: [] }]),
-      ),
-    );
+    await saveSummaryMemos(conn, this.parsed);
   }
 }

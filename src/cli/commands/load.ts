@@ -79,7 +79,7 @@ export const loadCommand = defineCommand<LoadArgs>({
           progress(`  out of memory reading the trials on two threads; loading again on one`);
         else if (event.type === 'summaries_reused')
           progress(
-            `  ${event.reused} of ${event.summaries} project summaries as loaded before: their rows are shared, not parsed`,
+            `  ${event.reused} of ${event.summaries} project summaries unchanged since an earlier load: their rows are shared, not parsed again`,
           );
         else if (event.type === 'same_inputs')
           progress(`  same files as ${show(event.twin)}: its rows are shared, no file parsed`);
