@@ -5,10 +5,11 @@
  * catalog named as DuckDB names a main database; spilling beside the database.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  inTransaction,
   NEW_FILE_STORAGE_VERSION,
   openWarehouse,
   ROW_GROUP_SIZE,
@@ -94,6 +95,29 @@ describe('the warehouse file', () => {
     expect(await storageVersion(again)).toBe(version);
     expect(await rows(again, 'SELECT sum(i)::INTEGER AS s FROM t')).toEqual([{ s: 3 }]);
     again.close();
+  });
+
+  it('writes a commit of a few megabytes into the file at once (not to the WAL); a small one to the WAL', async () => {
+    const db = path.join(await makeTempDir('airt-layout-'), 'airt.duckdb');
+    const warehouse = await openWarehouse(db);
+    await warehouse.conn.run(
+      'CREATE TABLE t (a BIGINT, b BIGINT, c BIGINT, d BIGINT, e BIGINT, f BIGINT, body VARCHAR)',
+    );
+    await warehouse.conn.run('CHECKPOINT');
+    const walBytes = async (): Promise<number> => (await stat(`${db}.wal`).catch(() => null))?.size ?? 0;
+    // DuckDB estimates a commit's size from its rows' widths: ~1.5 MB here, more than
+    // CHECKPOINT_THRESHOLD and less than DuckDB's default of 16 MB, in fewer rows than a row group
+    // (a full group would be written to the file before the commit anyway).
+    await inTransaction(warehouse.conn, () =>
+      warehouse.conn.run(`INSERT INTO t SELECT i, i, i, i, i, i, md5(i::VARCHAR) FROM range(20000) r(i)`),
+    );
+    expect(await walBytes()).toBe(0);
+    await warehouse.conn.run('INSERT INTO t VALUES (-1, -1, -1, -1, -1, -1, NULL)');
+    expect(await walBytes()).toBeGreaterThan(0);
+    warehouse.close();
+    const reopened = await openWarehouse(db, { readOnly: true });
+    expect(await rows(reopened, 'SELECT count(*)::INTEGER AS n FROM t')).toEqual([{ n: 20001 }]);
+    reopened.close();
   });
 
   it('names its catalog after the file as DuckDB does, and spills beside it', async () => {
