@@ -20,6 +20,20 @@
  *     Every project summary changes each day (it lists all assessments, and one is added per project
  *     per epoch): ~9 MB a day on this shape whatever the trial count, which is why `--quick` (a tenth
  *     of the trials, same summaries) cannot meet the disk target and the full size can.
+ *     Each day's load also reports its peak RSS (`load_peak_rss_mb`; the largest over days 2..30 is
+ *     `later_days_max_load_peak_rss_mb`).
+ * (c) nights of different sizes: every day of (b) moves the epoch by one, so every night fetches
+ *     about the same (~50 MB) and (b)'s line of time against fetched MB cannot say whether a night's
+ *     cost follows its data (R^2 ~0). After (b)'s unchanged night, four nights move the epoch by 1, 2,
+ *     4 and 8 at once (from day 30's epoch 29: 30, 32, 36, 44), each taken `--since` the previous
+ *     one and loaded into the same database; on the large preset they fetch ~54, 87, 162 and 300 MB
+ *     (trials ~36, 68, 143 and 279 MB, project summaries ~16-18 MB each). Per night: the step, fetched
+ *     MB split into trials and summaries (files not shared by hard link), snapshot and load seconds and
+ *     the load's peak RSS. A least-squares line of load seconds (and of snapshot seconds) against
+ *     fetched MB over those nights gives the marginal cost per MB, compared with day 1's bulk rate
+ *     (day 1's seconds per fetched MB: `*_marginal_cost_per_mb_vs_day1`, 1 = as cheap per MB as a
+ *     first snapshot), and the intercept: what every changed night costs whatever its size, as a share
+ *     of day 1's time (`*_fixed_share_of_day1`). Also the largest load peak RSS over those nights.
  *
  * Time is from the manifest's started_at to the end of publishing (the directory's rename sets its
  * ctime), so Node's start-up is left out; the snapshot runs as the real CLI in a child process and
@@ -35,12 +49,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../src/simulator/index.js';
 import { diskUsage } from '../src/snapshot/disk-usage.js';
-import type { Manifest } from '../src/snapshot/manifest.js';
+import type { FileKind, Manifest } from '../src/snapshot/manifest.js';
 import { buildCli, runCli } from './_large-snapshot.js';
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const TOKEN = 'bench-token';
 const DAYS = 30;
+/** (c): how many epochs each night moves at once, after (b)'s last day. */
+const NIGHT_STEPS = [1, 2, 4, 8] as const;
 
 const LARGE: SimulatorOptions = { seed: 1, preset: 'large', token: TOKEN };
 /** `--quick`: the large preset's shape (projects, assessments, jobs) with a tenth of its trials. */
@@ -87,9 +103,14 @@ async function snapshot(sim: RunningSimulator, out: string, since?: string): Pro
   return { dir, manifest, seconds: (end - Date.parse(manifest.started_at)) / 1000 };
 }
 
-/** Bytes of the files a day wrote itself (fetched or copied), i.e. not shared with the day before. */
-function ownBytes(manifest: Manifest): number {
-  return manifest.files.filter((f) => f.stored !== 'linked').reduce((sum, f) => sum + f.bytes, 0);
+/**
+ * Bytes of the files a day wrote itself (fetched or copied), i.e. not shared with the day before;
+ * with `kind`, of that kind of file only.
+ */
+function ownBytes(manifest: Manifest, kind?: FileKind): number {
+  return manifest.files
+    .filter((f) => f.stored !== 'linked' && (kind === undefined || f.kind === kind))
+    .reduce((sum, f) => sum + f.bytes, 0);
 }
 
 function trialsOf(manifest: Manifest): number {
@@ -148,14 +169,46 @@ async function unchangedDayTwo(sim: RunningSimulator, out: string, label: string
   return day1;
 }
 
-/** Loads a day's snapshot into the nightly database with the built CLI: seconds, and the file's size. */
-async function load(dir: string, db: string): Promise<{ seconds: number; dbBytes: number }> {
-  const { wallMs } = await runCli(['load', dir, '--db', db, '--quiet']);
-  return { seconds: wallMs / 1000, dbBytes: (await stat(db)).size };
+interface Loaded {
+  seconds: number;
+  dbBytes: number;
+  /** The load process's peak RSS (VmHWM), null when it could not be sampled. */
+  peakRssMb: number | null;
+}
+
+/** Loads a day's snapshot into the nightly database with the built CLI: seconds, file size, peak RSS. */
+async function load(dir: string, db: string): Promise<Loaded> {
+  const { wallMs, peakRssKb } = await runCli(['load', dir, '--db', db, '--quiet']);
+  return {
+    seconds: wallMs / 1000,
+    dbBytes: (await stat(db)).size,
+    peakRssMb: peakRssKb === null ? null : round(peakRssKb / 1024, 1),
+  };
+}
+
+/** The largest of the peak RSS figures that were sampled (null when none was). */
+function maxPeak(values: readonly (number | null)[]): number | null {
+  const sampled = values.filter((v): v is number => v !== null);
+  return sampled.length === 0 ? null : Math.max(...sampled);
+}
+
+/** What (c) continues from: (b)'s last day and database, and day 1's figures to compare with. */
+interface AfterThirtyDays {
+  last: Day;
+  lastEpoch: number;
+  db: string;
+  day1Seconds: number;
+  day1LoadSeconds: number;
+  day1FetchedBytes: number;
 }
 
 /** (b) DAYS days from `day1`, the epoch moving on each day, each loaded into one database. */
-async function thirtyDays(sim: RunningSimulator, out: string, day1: Day, label: string): Promise<void> {
+async function thirtyDays(
+  sim: RunningSimulator,
+  out: string,
+  day1: Day,
+  label: string,
+): Promise<AfterThirtyDays> {
   const days: Day[] = [day1];
   const day1Bytes = (await diskUsage([day1.dir])).bytes;
   const day1Fetched = ownBytes(day1.manifest);
@@ -167,6 +220,7 @@ async function thirtyDays(sim: RunningSimulator, out: string, day1: Day, label: 
     fetched_mb: number;
     new_mb_on_disk: number;
     load_seconds: number;
+    load_peak_rss_mb: number | null;
     db_mb: number;
   }[] = [];
   let diskBefore = day1Bytes;
@@ -182,6 +236,7 @@ async function thirtyDays(sim: RunningSimulator, out: string, day1: Day, label: 
       fetched_mb: round(ownBytes(taken.manifest) / 1e6, 2),
       new_mb_on_disk: round((disk - diskBefore) / 1e6, 2),
       load_seconds: round(loaded.seconds, 2),
+      load_peak_rss_mb: loaded.peakRssMb,
       db_mb: round(loaded.dbBytes / 1e6, 1),
     });
     diskBefore = disk;
@@ -245,6 +300,7 @@ async function thirtyDays(sim: RunningSimulator, out: string, day1: Day, label: 
     load_fit_fixed_seconds_per_day: round(loadLine.a),
     load_fit_r2: round(loadLine.r2),
     later_days_median_load_seconds: round(median(perDay.map((d) => d.load_seconds)), 2),
+    later_days_max_load_peak_rss_mb: maxPeak(perDay.map((d) => d.load_peak_rss_mb)),
     // Growth with history: seconds a night gains per day of history (least squares over days 2..30).
     load_trend_seconds_per_day: round(trend.b, 4),
     snapshot_trend_seconds_per_day: round(snapshotTrend.b, 4),
@@ -263,6 +319,87 @@ async function thirtyDays(sim: RunningSimulator, out: string, day1: Day, label: 
     ),
     per_day: perDay,
   });
+  return {
+    last: days.at(-1)!,
+    lastEpoch: DAYS - 1,
+    db,
+    day1Seconds: day1.seconds,
+    day1LoadSeconds: day1Load.seconds,
+    day1FetchedBytes: day1Fetched,
+  };
+}
+
+/**
+ * (c) nights of different sizes after (b): the epoch moves by each of NIGHT_STEPS at once, each night
+ * taken `--since` the one before and loaded into (b)'s database; time against fetched MB, by line.
+ */
+async function nightsOfDifferentSizes(
+  sim: RunningSimulator,
+  out: string,
+  after: AfterThirtyDays,
+  label: string,
+): Promise<void> {
+  const nights: {
+    epoch_step: number;
+    epoch: number;
+    fetched_mb: number;
+    fetched_trial_mb: number;
+    fetched_summary_mb: number;
+    snapshot_seconds: number;
+    load_seconds: number;
+    load_peak_rss_mb: number | null;
+  }[] = [];
+  // The line is fitted on the unrounded figures; per_night shows them rounded.
+  const fetchedMb: number[] = [];
+  const snapshotSeconds: number[] = [];
+  const loadSeconds: number[] = [];
+  let previous = after.last;
+  let epoch = after.lastEpoch;
+  for (const step of NIGHT_STEPS) {
+    epoch += step;
+    sim.setEpoch(epoch);
+    const taken = await snapshot(sim, out, previous.dir);
+    const loaded = await load(taken.dir, after.db);
+    previous = taken;
+    fetchedMb.push(ownBytes(taken.manifest) / 1e6);
+    snapshotSeconds.push(taken.seconds);
+    loadSeconds.push(loaded.seconds);
+    nights.push({
+      epoch_step: step,
+      epoch,
+      fetched_mb: round(ownBytes(taken.manifest) / 1e6, 2),
+      fetched_trial_mb: round(ownBytes(taken.manifest, 'trials') / 1e6, 2),
+      fetched_summary_mb: round(ownBytes(taken.manifest, 'project_summary') / 1e6, 2),
+      snapshot_seconds: round(taken.seconds, 2),
+      load_seconds: round(loaded.seconds, 2),
+      load_peak_rss_mb: loaded.peakRssMb,
+    });
+  }
+  const day1FetchedMb = after.day1FetchedBytes / 1e6;
+  const loadLine = fitLine(fetchedMb, loadSeconds);
+  const snapshotLine = fitLine(fetchedMb, snapshotSeconds);
+  emit({
+    figure: 'nightly_sizes',
+    workspace: label,
+    from_epoch: after.lastEpoch,
+    day1_fetched_mb: round(day1FetchedMb, 2),
+    day1_seconds: round(after.day1Seconds, 2),
+    day1_load_seconds: round(after.day1LoadSeconds, 2),
+    load_fit_seconds_per_fetched_mb: round(loadLine.b, 4),
+    load_fit_fixed_seconds: round(loadLine.a),
+    load_fit_r2: round(loadLine.r2),
+    // A changed night's cost per further MB against day 1's bulk rate (day 1's seconds per fetched MB).
+    load_marginal_cost_per_mb_vs_day1: round(loadLine.b / (after.day1LoadSeconds / day1FetchedMb)),
+    // What every changed night costs whatever its size, against day 1's whole time.
+    load_fixed_share_of_day1: round(loadLine.a / after.day1LoadSeconds),
+    snapshot_fit_seconds_per_fetched_mb: round(snapshotLine.b, 4),
+    snapshot_fit_fixed_seconds: round(snapshotLine.a),
+    snapshot_fit_r2: round(snapshotLine.r2),
+    snapshot_marginal_cost_per_mb_vs_day1: round(snapshotLine.b / (after.day1Seconds / day1FetchedMb)),
+    snapshot_fixed_share_of_day1: round(snapshotLine.a / after.day1Seconds),
+    max_load_peak_rss_mb: maxPeak(nights.map((n) => n.load_peak_rss_mb)),
+    per_night: nights,
+  });
 }
 
 buildCli();
@@ -273,7 +410,8 @@ try {
   const label = quick ? 'large preset shape, a tenth of its trials (--quick)' : 'large preset';
   const out = path.join(root, 'snapshots');
   const day1 = await unchangedDayTwo(sim, out, label);
-  await thirtyDays(sim, out, day1, label);
+  const after = await thirtyDays(sim, out, day1, label);
+  await nightsOfDifferentSizes(sim, out, after, label);
 } finally {
   await sim.close();
   await rm(root, { recursive: true, force: true });
