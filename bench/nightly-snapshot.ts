@@ -21,7 +21,9 @@
  *     per epoch): ~9 MB a day on this shape whatever the trial count, which is why `--quick` (a tenth
  *     of the trials, same summaries) cannot meet the disk target and the full size can.
  *     Each day's load also reports its peak RSS (`load_peak_rss_mb`; the largest over days 2..30 is
- *     `later_days_max_load_peak_rss_mb`).
+ *     `later_days_max_load_peak_rss_mb`) and the rows it added to the shared tables' storage
+ *     (`stored_rows_added`, exact where the file's size moves in blocks), with their trend per day of
+ *     history (`stored_rows_added_trend_per_day`: 0 when a night stores only what changed).
  * (c) nights of different sizes: every day of (b) moves the epoch by one, so every night fetches
  *     about the same (~50 MB) and (b)'s line of time against fetched MB cannot say whether a night's
  *     cost follows its data (R^2 ~0). After (b)'s unchanged night, four nights move the epoch by 1, 2,
@@ -50,6 +52,8 @@ import { fileURLToPath } from 'node:url';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../src/simulator/index.js';
 import { diskUsage } from '../src/snapshot/disk-usage.js';
 import type { FileKind, Manifest } from '../src/snapshot/manifest.js';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { STORED_TABLES } from '../src/warehouse/row-sets.js';
 import { buildCli, runCli } from './_large-snapshot.js';
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
@@ -186,6 +190,24 @@ async function load(dir: string, db: string): Promise<Loaded> {
   };
 }
 
+/**
+ * Rows the database stores for the shared tables (every stored_* table: all but trial rows and the
+ * mappings), read from the file after a load: what a night added there, unlike the file's size
+ * (DuckDB grows it in blocks), is exact.
+ */
+async function storedRows(db: string): Promise<number> {
+  const instance = await DuckDBInstance.create(db, { access_mode: 'READ_ONLY' });
+  const conn = await instance.connect();
+  try {
+    const sql = STORED_TABLES.map((t) => `SELECT count(*) AS n FROM "${t.name}"`).join(' UNION ALL ');
+    const reader = await conn.runAndReadAll(`SELECT sum(n) FROM (${sql})`);
+    return Number(reader.getRows()[0]?.[0] ?? 0);
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
 /** The largest of the peak RSS figures that were sampled (null when none was). */
 function maxPeak(values: readonly (number | null)[]): number | null {
   const sampled = values.filter((v): v is number => v !== null);
@@ -222,8 +244,10 @@ async function thirtyDays(
     load_seconds: number;
     load_peak_rss_mb: number | null;
     db_mb: number;
+    stored_rows_added: number;
   }[] = [];
   let diskBefore = day1Bytes;
+  let storedBefore = await storedRows(db);
   for (let day = 2; day <= DAYS; day++) {
     sim.setEpoch(day - 1);
     const taken = await snapshot(sim, out, days.at(-1)!.dir);
@@ -238,7 +262,9 @@ async function thirtyDays(
       load_seconds: round(loaded.seconds, 2),
       load_peak_rss_mb: loaded.peakRssMb,
       db_mb: round(loaded.dbBytes / 1e6, 1),
+      stored_rows_added: (await storedRows(db)) - storedBefore,
     });
+    storedBefore += perDay.at(-1)!.stored_rows_added;
     diskBefore = disk;
   }
   // A night with nothing new (the epoch kept): what any night costs whatever its data (process start,
@@ -260,6 +286,10 @@ async function thirtyDays(
   const snapshotTrend = fitLine(
     perDay.map((d) => d.day),
     perDay.map((d) => d.seconds),
+  );
+  const storedTrend = fitLine(
+    perDay.map((d) => d.day),
+    perDay.map((d) => d.stored_rows_added),
   );
   const meanSeconds = perDay.reduce((s, d) => s + d.seconds, 0) / perDay.length;
   const meanFetched = perDay.reduce((s, d) => s + d.fetched_mb, 0) / perDay.length;
@@ -304,6 +334,13 @@ async function thirtyDays(
     // Growth with history: seconds a night gains per day of history (least squares over days 2..30).
     load_trend_seconds_per_day: round(trend.b, 4),
     snapshot_trend_seconds_per_day: round(snapshotTrend.b, 4),
+    // Rows of the shared tables a night stores, and how many more each day of history adds to that
+    // (0: a night stores what changed; > 0: it stores again what it listed before).
+    later_days_mean_stored_rows_added: round(
+      perDay.reduce((s, d) => s + d.stored_rows_added, 0) / perDay.length,
+      1,
+    ),
+    stored_rows_added_trend_per_day: round(storedTrend.b, 2),
     unchanged_night_seconds: round(unchanged.seconds, 2),
     unchanged_night_load_seconds: round(unchangedLoad.seconds, 2),
     // Cost per fetched MB beyond a night's fixed cost, a later night's against day 1's.

@@ -136,7 +136,8 @@ export function collectAssessment(
           source_file: file,
           ordinal: i,
         },
-        defaults: ASSESSMENT_TOP_FINDING_DEFAULTS,
+        // AssessmentTopFinding has no assessment_id: it is its assessment's (and so is its row set).
+        defaults: { ...ASSESSMENT_TOP_FINDING_DEFAULTS, assessment_id: assessmentId },
         file,
         path: `${path}.top_findings[${i}]`,
       }),

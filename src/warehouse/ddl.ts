@@ -160,6 +160,17 @@ const MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE IF NOT EXISTS summary_memo_row_sets (memo_key VARCHAR, relation VARCHAR, row_set VARCHAR, "rows" BIGINT)`,
     ],
   },
+  {
+    version: 13,
+    description:
+      "a one-row row set's position (ordinal, page, page_file) is kept in its mapping, so an assessment or job listed behind a new one stays shared; rows stored before keep their positions (mapping NULL)",
+    statements: () =>
+      ['snapshot_row_sets', 'summary_memo_row_sets'].flatMap((table) => [
+        `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ordinal BIGINT`,
+        `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS page BIGINT`,
+        `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS page_file VARCHAR`,
+      ]),
+  },
 ];
 
 /**

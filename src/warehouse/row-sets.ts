@@ -17,9 +17,16 @@
  * shared (on the large preset, ~1,300 new rows a night instead of ~30,000). Tables without those
  * columns are one group.
  *
+ * A row's position in its list (`ordinal`, and an evaluation job's `page` and `page_file`) is not
+ * part of what it says, and moves whenever the service lists something new ahead of it (assessments
+ * and jobs come newest first): in a group of one row it is kept in the mapping, not in the stored row,
+ * so a job or assessment that only moved stays shared (schema 13). Evaluation jobs and their skipped
+ * members are grouped per job for the same reason.
+ *
  * `T` stays what it was for every query: a view joining stored_T to snapshot_row_sets, with T's
- * columns in T's order and snapshot_id from the mapping. Rows that belong to no snapshot (a triage
- * journal's) are the row set `journal`, mapped once with a NULL snapshot_id.
+ * columns in T's order, snapshot_id from the mapping, and a position from the mapping where it holds
+ * one. Rows that belong to no snapshot (a triage journal's) are the row set `journal`, mapped once
+ * with a NULL snapshot_id.
  *
  * Which tables: every table with a snapshot_id except `snapshots` (one row a snapshot) and
  * snapshot_trial_files (already the mapping of trial contents).
@@ -48,6 +55,27 @@ export function isShared(table: TableDef): boolean {
   return sharedNames.has(table.name);
 }
 
+/**
+ * Columns that say where a row stood in the list it came from, not what it says (see the module
+ * comment): kept in the mapping of a one-row row set, NULL in its stored row.
+ */
+export const POSITION_COLUMNS = [
+  ctx('ordinal', 'BIGINT'),
+  ctx('page', 'BIGINT'),
+  ctx('page_file', 'VARCHAR'),
+];
+
+/** A one-row row set's position in this snapshot (POSITION_COLUMNS order); null: in the stored rows. */
+export type Position = readonly CellValue[] | null;
+
+/** The position columns a table has, as indexes into its columns and into POSITION_COLUMNS. */
+function positionIndexes(table: TableDef): { column: number; position: number }[] {
+  return POSITION_COLUMNS.flatMap((p, position) => {
+    const column = table.columns.findIndex((c) => c.name === p.name);
+    return column >= 0 ? [{ column, position }] : [];
+  });
+}
+
 /** Which snapshot has which row set of which table. */
 export const SNAPSHOT_ROW_SETS: TableDef = {
   name: 'snapshot_row_sets',
@@ -58,6 +86,7 @@ export const SNAPSHOT_ROW_SETS: TableDef = {
     ctx('relation', 'VARCHAR'),
     ctx('row_set', 'VARCHAR'),
     ctx('rows', 'BIGINT'),
+    ...POSITION_COLUMNS,
   ],
 };
 
@@ -81,8 +110,13 @@ export const STORED_TABLES: readonly TableDef[] = SHARED_TABLES.map(storedTable)
 
 /** The view that gives T its contract: stored rows with the snapshot_id of every snapshot mapped to them. */
 export function sharedTableView(table: TableDef): string {
+  const positions = new Set(POSITION_COLUMNS.map((p) => p.name));
   const columns = table.columns.map((c) =>
-    c.name === SNAPSHOT_COLUMN ? `m.${SNAPSHOT_COLUMN}` : `s.${quoteIdent(c.name)}`,
+    c.name === SNAPSHOT_COLUMN
+      ? `m.${SNAPSHOT_COLUMN}`
+      : positions.has(c.name)
+        ? `coalesce(m.${quoteIdent(c.name)}, s.${quoteIdent(c.name)}) AS ${quoteIdent(c.name)}`
+        : `s.${quoteIdent(c.name)}`,
   );
   return `
 CREATE OR REPLACE VIEW ${table.name} AS
@@ -121,13 +155,13 @@ export function rowSetKey(table: TableDef, rows: readonly (readonly CellValue[])
 }
 
 /**
- * The columns that say which project, and which assessment, a row belongs to: a table's rows are one
- * row set per distinct value of those it has (none: the table is one group).
+ * The columns that say which project, and which assessment or evaluation job, a row belongs to: a
+ * table's rows are one row set per distinct value of those it has (none: the table is one group).
  */
-const ROW_SET_COLUMNS = ['project_id', 'project_key', 'assessment_id'];
+const ROW_SET_COLUMNS = ['project_id', 'project_key', 'assessment_id', 'evaluation_id'];
 
 /**
- * `rows` grouped by project and assessment (the ROW_SET_COLUMNS the table has, together), each group
+ * `rows` grouped by project and assessment or job (the ROW_SET_COLUMNS the table has, together), each group
  * in the order of its first row and its rows in their order: the same rows always give the same groups.
  */
 export function rowSetGroups(table: TableDef, rows: readonly Row[]): Row[][] {
@@ -153,7 +187,7 @@ export function rowSetGroups(table: TableDef, rows: readonly Row[]): Row[][] {
  * few rows most of them store.
  */
 export class SnapshotRowSets {
-  private readonly sets: { table: TableDef; key: string; stored: Row[] }[] = [];
+  private readonly sets: { table: TableDef; key: string; stored: Row[]; position: Position }[] = [];
   private readonly mapped: MemoRowSet[] = [];
 
   constructor(private readonly snapshotId: string) {}
@@ -164,11 +198,13 @@ export class SnapshotRowSets {
    */
   add(table: TableDef, rows: readonly Row[], onRowSet?: (set: MemoRowSet) => void): void {
     if (rows.length === 0) return;
+    const at = positionIndexes(table);
     for (const group of rowSetGroups(table, rows)) {
-      const stored = withoutSnapshot(table, group);
+      const [row, position] = group.length === 1 && at.length > 0 ? withoutPosition(group[0]!, at) : [];
+      const stored = withoutSnapshot(table, row ? [row] : group);
       const key = rowSetKey(table, stored);
-      this.sets.push({ table, key, stored });
-      onRowSet?.({ relation: table.name, rowSet: key, rows: stored.length });
+      this.sets.push({ table, key, stored, position: position ?? null });
+      onRowSet?.({ relation: table.name, rowSet: key, rows: stored.length, position: position ?? null });
     }
   }
 
@@ -194,10 +230,41 @@ export class SnapshotRowSets {
     }
     for (const [table, rows] of toStore) await appendRows(conn, storedTable(table), rows);
     await appendRows(conn, SNAPSHOT_ROW_SETS, [
-      ...this.sets.map(({ table, key, stored }) => [this.snapshotId, table.name, key, stored.length]),
-      ...this.mapped.map((set) => [this.snapshotId, set.relation, set.rowSet, set.rows]),
+      ...this.sets.map(({ table, key, stored, position }) =>
+        mappingRow(this.snapshotId, table.name, key, stored.length, position),
+      ),
+      ...this.mapped.map((set) =>
+        mappingRow(this.snapshotId, set.relation, set.rowSet, set.rows, set.position),
+      ),
     ]);
   }
+}
+
+/** The cells of a position (POSITION_COLUMNS order): all NULL when the rows keep their positions. */
+export function positionCells(position: Position): CellValue[] {
+  return position ? [...position] : POSITION_COLUMNS.map(() => null);
+}
+
+/** A snapshot_row_sets row: the mapping, and the row's position when the row set holds one row. */
+function mappingRow(
+  snapshotId: string | null,
+  relation: string,
+  rowSet: string,
+  rows: number | null,
+  position: Position,
+): Row {
+  return [snapshotId, relation, rowSet, rows, ...positionCells(position)];
+}
+
+/** A row with its position columns NULL, and those columns' values (POSITION_COLUMNS order, null where absent). */
+function withoutPosition(row: Row, at: readonly { column: number; position: number }[]): [Row, CellValue[]] {
+  const position: CellValue[] = POSITION_COLUMNS.map(() => null);
+  const stripped = [...row];
+  for (const { column, position: i } of at) {
+    position[i] = row[column] ?? null;
+    stripped[column] = null;
+  }
+  return [stripped, position];
 }
 
 /** How mappedRowSets names a row set of a relation. */
@@ -227,7 +294,7 @@ export async function appendJournalRows(
   if (rows.some((row) => row[at] !== null))
     throw new Error(`journal rows of ${table.name} must not name a snapshot`);
   if (!(await mappedRowSets(conn, [JOURNAL_ROW_SET])).has(rowSetId(table.name, JOURNAL_ROW_SET)))
-    await appendRows(conn, SNAPSHOT_ROW_SETS, [[null, table.name, JOURNAL_ROW_SET, null]]);
+    await appendRows(conn, SNAPSHOT_ROW_SETS, [mappingRow(null, table.name, JOURNAL_ROW_SET, null, null)]);
   await appendRows(
     conn,
     storedTable(table),

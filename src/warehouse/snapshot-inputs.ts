@@ -6,7 +6,7 @@
  * The inputs key covers everything the rows of a snapshot are derived from: the manifest (every file's
  * path, sha256, counts, validation facts, the projects, warnings, failed requests, drift), which files
  * verified, the verification problems, whether the load was forced, and the airt-report version that
- * builds the rows. Left out are only the manifest fields that feed nothing but the `snapshots` row,
+ * builds the rows (its version and ROW_FORMAT). Left out are only the manifest fields that feed nothing but the `snapshots` row,
  * which every load writes itself: the id, the times, the root hash (a function of the files), the
  * options, and how each file's bytes got there (fetched_at, stored, linked_from, reused_from).
  *
@@ -17,6 +17,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Manifest } from '../snapshot/manifest.js';
 import { VERSION } from '../version.js';
 import { appendRows } from './db.js';
+import { ROW_FORMAT } from './row-format.js';
+import { POSITION_COLUMNS } from './row-sets.js';
 import { ctx, type TableDef } from './schema-core.js';
 
 export const SNAPSHOT_INPUTS: TableDef = {
@@ -51,6 +53,7 @@ export function snapshotInputsKey(manifest: Manifest, inputs: LoadInputs): strin
     .update(
       JSON.stringify({
         version: VERSION,
+        rows: ROW_FORMAT,
         facts,
         files: fileFacts,
         verified: [...inputs.verifiedFiles].sort(),
@@ -91,8 +94,9 @@ export async function mapLikeTwin(
   snapshotId: string,
   twin: string,
 ): Promise<Map<string, number>> {
+  const columns = ['relation', 'row_set', '"rows"', ...POSITION_COLUMNS.map((c) => c.name)].join(', ');
   await conn.run(
-    `INSERT INTO snapshot_row_sets SELECT $1, relation, row_set, "rows" FROM snapshot_row_sets WHERE snapshot_id = $2`,
+    `INSERT INTO snapshot_row_sets (snapshot_id, ${columns}) SELECT $1, ${columns} FROM snapshot_row_sets WHERE snapshot_id = $2`,
     [snapshotId, twin],
   );
   await conn.run(

@@ -26,16 +26,17 @@ import type { AlteredValue } from './altered-values.js';
 import type { ScopeContext } from './assessment-rows.js';
 import { appendRows } from './db.js';
 import type { LoadWarning } from './row-builder.js';
-import { SHARED_TABLES } from './row-sets.js';
+import { POSITION_COLUMNS, positionCells, SHARED_TABLES, type Position } from './row-sets.js';
+import { ROW_FORMAT } from './row-format.js';
 import { ctx, type TableDef } from './schema-core.js';
 import type { ProjectEntry } from './summary-rows.js';
 import { quoteLiteral } from './sql.js';
 
 /**
- * Bumped whenever what a memo holds, or how summary rows are built, changes within one version (the
- * columns of the tables are in the key by themselves: TABLE_COLUMNS).
+ * Bumped whenever what a memo holds changes within one version (how rows are built is ROW_FORMAT, the
+ * columns of the tables TABLE_COLUMNS: both are in the key by themselves). 2: row sets carry positions.
  */
-const MEMO_FORMAT = 1;
+const MEMO_FORMAT = 2;
 
 /** Every shared table's columns and types: rows built for other columns are not this load's rows. */
 const TABLE_COLUMNS = createHash('sha256')
@@ -55,13 +56,14 @@ export const SUMMARY_MEMOS: TableDef = {
 
 export const SUMMARY_MEMO_ROW_SETS: TableDef = {
   name: 'summary_memo_row_sets',
-  doc: 'Internal: the row sets of each summary memo (relation, row_set, rows).',
+  doc: 'Internal: the row sets of each summary memo (relation, row_set, rows, the position of a one-row set).',
   scope: 'content',
   columns: [
     ctx('memo_key', 'VARCHAR'),
     ctx('relation', 'VARCHAR'),
     ctx('row_set', 'VARCHAR'),
     ctx('rows', 'BIGINT'),
+    ...POSITION_COLUMNS,
   ],
 };
 
@@ -70,6 +72,8 @@ export interface MemoRowSet {
   relation: string;
   rowSet: string;
   rows: number;
+  /** Where its one row stood in the summary (row-sets.ts); null when its rows keep their positions. */
+  position: Position;
 }
 
 /** What a summary gave a load, besides its rows (stored as the memo's JSON). */
@@ -95,6 +99,7 @@ export function summaryMemoKey(file: ManifestFile, entry: ProjectEntry): string 
     .update(
       JSON.stringify({
         format: MEMO_FORMAT,
+        rows: ROW_FORMAT,
         version: VERSION,
         columns: TABLE_COLUMNS,
         file: { path: file.path, sha256: file.sha256, records: file.records ?? null },
@@ -125,15 +130,21 @@ export async function readSummaryMemos(
   );
   const sets = await conn.runAndReadAll(
     `SELECT r.memo_key, r.relation, r.row_set, r.rows,
-            EXISTS (SELECT 1 FROM snapshot_row_sets m WHERE m.relation = r.relation AND m.row_set = r.row_set) AS mapped
+            EXISTS (SELECT 1 FROM snapshot_row_sets m WHERE m.relation = r.relation AND m.row_set = r.row_set) AS mapped,
+            ${POSITION_COLUMNS.map((c) => `r.${c.name}`).join(', ')}
      FROM summary_memo_row_sets r WHERE r.memo_key IN (${list})`,
   );
   const rowSets = new Map<string, MemoRowSet[]>();
   const broken = new Set<string>();
-  for (const [key, relation, rowSet, rows, mapped] of sets.getRows()) {
+  for (const [key, relation, rowSet, rows, mapped, ...position] of sets.getRows()) {
     if (mapped !== true) broken.add(String(key));
     const list = rowSets.get(String(key)) ?? [];
-    list.push({ relation: String(relation), rowSet: String(rowSet), rows: Number(rows) });
+    list.push({
+      relation: String(relation),
+      rowSet: String(rowSet),
+      rows: Number(rows),
+      position: position.map((v) => (typeof v === 'bigint' ? Number(v) : v)) as Position,
+    });
     rowSets.set(String(key), list);
   }
   const usable = memos.getRows().filter(([key]) => !broken.has(String(key)));
@@ -200,7 +211,9 @@ async function saveSummaryMemos(conn: DuckDBConnection, parsed: readonly ParsedS
   await appendRows(
     conn,
     SUMMARY_MEMO_ROW_SETS,
-    fresh.flatMap(({ key, rowSets }) => rowSets.map((s) => [key, s.relation, s.rowSet, s.rows])),
+    fresh.flatMap(({ key, rowSets }) =>
+      rowSets.map((s) => [key, s.relation, s.rowSet, s.rows, ...positionCells(s.position)]),
+    ),
   );
 }
 

@@ -6,7 +6,9 @@
  * executive reports were re-rendered once when the report layout changed (issue 16: a summary first,
  * unchanged rows counted instead of listed); their figures were checked equal to the old files then.
  * Session 4 changed only their chart captions (sample sizes named) and added the named query
- * @expiring_acceptances (empty here: the fixtures hold no dated acceptance).
+ * @expiring_acceptances (empty here: the fixtures hold no dated acceptance). Session 8 filled the
+ * assessment_id of assessment top findings in relation-findings.json (it was NULL; checked: the only
+ * change, each id the assessment of the finding's attack run).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';

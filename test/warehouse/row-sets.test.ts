@@ -101,19 +101,17 @@ describe('shared row sets', () => {
         await rowsOf(db, table, '20260315T060000Z-second'),
       );
     }
-    // One mapping per table, project and assessment: the distinct values of those of the columns
-    // project_id, project_key, assessment_id the table has (a table with none is one group).
+    // One mapping per table, project and assessment or job: the distinct values of those of the
+    // columns project_id, project_key, assessment_id, evaluation_id the table has (none: one group).
     const groups = await rows(
       db,
       SHARED_TABLES.filter((t) => written.some(([name]) => name === t.name))
         .map((t) => {
-          // A project summary's findings form row sets of their own, apart from finding details'.
-          const owners = [
-            'project_id',
-            'project_key',
-            'assessment_id',
-            ...(t.name === 'findings' ? ['origin'] : []),
-          ].filter((name) => t.columns.some((c) => c.name === name));
+          // A project summary's findings (the project's and its assessments' top findings) form row
+          // sets of their own, apart from finding details'.
+          const owners = ['project_id', 'project_key', 'assessment_id', 'evaluation_id']
+            .filter((name) => t.columns.some((c) => c.name === name))
+            .concat(t.name === 'findings' ? ["origin = 'finding_detail'"] : []);
           return owners.length > 0
             ? `SELECT count(*) AS n FROM (SELECT DISTINCT ${owners.join(', ')} FROM ${t.name} WHERE snapshot_id = '20260316T060000Z-day2')`
             : `SELECT 1 AS n`;
@@ -258,6 +256,98 @@ const EVERY_TABLE = () => [
   'message_parts',
   'trial_tool_calls',
 ];
+
+/**
+ * A night on which the service lists something new ahead of what it listed before (assessments and
+ * evaluation jobs come newest first): only the new item's rows are stored; the others keep their
+ * stored rows though their position (ordinal, page) moved.
+ */
+describe('a night that lists a new assessment or job ahead of the earlier ones', () => {
+  const NEW_ASSESSMENT = 'a0000000-0000-4000-8000-0000000000aa';
+  const NEW_JOB = '5f1c2a9e-8b3d-4c7a-9e21-0a6b7c8d9eaa';
+
+  /** payments-bot's first assessment again under new ids, listed first (its runs renamed with it). */
+  async function addAssessment(dir: string): Promise<void> {
+    const file = path.join(dir, 'projects', 'payments-bot', 'summary.json');
+    const body = JSON.parse(await readFile(file, 'utf8')) as { assessments: Record<string, unknown>[] };
+    const first = body.assessments[0] as { attack_runs: Record<string, unknown>[] };
+    const runs = first.attack_runs.map((run, i) => ({
+      ...run,
+      id: `f0000000-0000-4000-8000-0000000000a${i}`,
+      assessment_id: NEW_ASSESSMENT,
+    }));
+    body.assessments.unshift({ ...first, id: NEW_ASSESSMENT, name: 'added overnight', attack_runs: runs });
+    await writeFile(file, JSON.stringify(body));
+  }
+
+  /** A new job first on page 1: every earlier job moves one place on (page 1's last to page 2). */
+  async function addJob(dir: string): Promise<number> {
+    const pages = ['page-0001.json', 'page-0002.json'].map((p) => path.join(dir, 'evaluations', p));
+    const bodies = await Promise.all(
+      pages.map(
+        async (p) =>
+          JSON.parse(await readFile(p, 'utf8')) as { items: Record<string, unknown>[]; total: number },
+      ),
+    );
+    const [one, two] = bodies as [(typeof bodies)[0], (typeof bodies)[0]];
+    const jobs = [{ ...one.items[0], id: NEW_JOB, name: 'queued overnight' }, ...one.items, ...two.items];
+    await writeFile(pages[0]!, JSON.stringify({ ...one, items: jobs.slice(0, 2), total: jobs.length }));
+    await writeFile(pages[1]!, JSON.stringify({ ...two, items: jobs.slice(2), total: jobs.length }));
+    return jobs.length - 2;
+  }
+
+  it("stores the new assessment's and job's rows only, and reads every row as a full read gives it", async () => {
+    const db = await copyDatabase(secondLoaded, path.join(work.dir, 'ahead.duckdb'));
+    const id = '20260316T060000Z-ahead';
+    let secondPage = 0;
+    const day2 = await nextNight(FIXTURES.second, id, async (dir) => {
+      await addAssessment(dir);
+      secondPage = await addJob(dir);
+    });
+    // The manifest counts what the edited files now hold.
+    await reseal(day2, (m) => {
+      for (const f of m.files) {
+        if (f.path === 'evaluations/page-0002.json') f.records = secondPage;
+        if (f.path === 'projects/payments-bot/summary.json') f.records = 4;
+      }
+    });
+    const before = await counts(db);
+    await loadSnapshots(db, [day2]);
+    const after = await counts(db);
+    const added = async (table: string, where: string): Promise<number> =>
+      Number(
+        (await rows(db, `SELECT count(*) AS n FROM ${table} WHERE snapshot_id = '${id}' AND ${where}`))[0]?.n,
+      );
+    for (const table of SHARED_TABLES) {
+      const has = (column: string): boolean => table.columns.some((c) => c.name === column);
+      const again = has('assessment_id')
+        ? await added(table.name, `assessment_id = '${NEW_ASSESSMENT}'`)
+        : has('evaluation_id')
+          ? await added(table.name, `evaluation_id = '${NEW_JOB}'`)
+          : // One group each, whose rows name files and JSON paths that changed: stored again whole.
+            table.name === 'snapshot_files' || table.name === 'load_warnings'
+            ? (after[table.name]?.seen ?? 0) - (before[table.name]?.seen ?? 0)
+            : 0;
+      expect(after[table.name]?.stored, table.name).toBe((before[table.name]?.stored ?? 0) + again);
+    }
+    // The new items have rows; the earlier ones moved, in the rows as a full read gives them.
+    expect(await added('assessments', `assessment_id = '${NEW_ASSESSMENT}' AND ordinal = 0`)).toBe(1);
+    expect(await added('findings', `assessment_id = '${NEW_ASSESSMENT}'`)).toBeGreaterThan(0);
+    expect(await added('evaluation_jobs', `evaluation_id = '${NEW_JOB}' AND ordinal = 0 AND page = 1`)).toBe(
+      1,
+    );
+    const alone = await fullRead(day2, 'ahead');
+    for (const table of EVERY_TABLE())
+      expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
+    // Every assessment top finding names its assessment (it is grouped with it).
+    expect(
+      await rows(
+        db,
+        `SELECT count(*) AS n FROM findings WHERE origin = 'assessment_top_finding' AND assessment_id IS NULL`,
+      ),
+    ).toEqual([{ n: 0 }]);
+  });
+});
 
 describe('a project summary loaded before (summary memos)', () => {
   it('is not parsed again when its bytes are unchanged and another project changed: the rows are those a full read gives', async () => {
