@@ -28,8 +28,14 @@ import { isShared, SnapshotRowSets } from './row-sets.js';
 import { mapLikeTwin, recordInputs, snapshotInputsKey, snapshotWithInputs } from './snapshot-inputs.js';
 import { isPlainObject, RowCollector, warningRows } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
-import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
-import { SummaryMemoLoad, summaryMemoKey, type SummaryMemo } from './summary-memo.js';
+import {
+  collectProjectSummary,
+  collectProjectWithoutSummary,
+  projectScope,
+  type ProjectEntry,
+} from './summary-rows.js';
+import { SummaryMemoLoad, summaryMemoKey, type MemoRowSet, type SummaryMemo } from './summary-memo.js';
+import { collectOrReuseAssessments } from './assessment-memo.js';
 import { snapshotTrialCounts } from './trial-content.js';
 import { manifestFilesOf, type SnapshotTrialCounts, type SnapshotTrials } from './snapshot-trials.js';
 import {
@@ -65,6 +71,11 @@ export type LoadProgress =
   | { type: 'same_inputs'; snapshotId: string; twin: string }
   /** Project summaries whose bytes an earlier load parsed: their rows are shared, not read (summary-memo.ts). */
   | { type: 'summaries_reused'; snapshotId: string; reused: number; summaries: number }
+  /**
+   * Assessments of the changed summaries whose JSON an earlier load built rows from: their rows are
+   * shared, not built again (assessment-memo.ts).
+   */
+  | { type: 'assessments_reused'; snapshotId: string; reused: number; assessments: number }
   | { type: 'table'; snapshotId: string; table: string; rows: number }
   | { type: 'trials'; snapshotId: string; filesDone: number; filesTotal: number }
   | { type: 'committed'; snapshotId: string };
@@ -87,6 +98,8 @@ export class SnapshotLoad {
   private readonly summaryMemos = new SummaryMemoLoad();
   /** Rows per relation that memos mapped (not collected). */
   private readonly memoRowCounts = new Map<string, number>();
+  /** Assessments of parsed summaries taken from their memos, of all they list (assessment-memo.ts). */
+  private readonly assessmentsReused = { reused: 0, assessments: 0 };
   /** attack run id → project scope, in summary order (finding details take their project from it). */
   private readonly runScopes = new Map<string, { project_id: string | null; project_key: string | null }>();
 
@@ -109,13 +122,18 @@ export class SnapshotLoad {
 
   /** The parsed body of a manifest file; a missing one (forced load) is reported, and undefined. */
   private async readBody(file: ManifestFile): Promise<unknown> {
+    return (await this.readBodyAndText(file))?.body;
+  }
+
+  /** readBody(), with the file's text. */
+  private async readBodyAndText(file: ManifestFile): Promise<{ body: unknown; text: string } | undefined> {
     const full = resolveInside(this.dir, file.path);
     try {
       const text = await readFile(full, 'utf8');
       const body = parseJsonText(text, path.join(this.dir, file.path));
-      if (!mayHoldLoneSurrogates(text)) return body;
+      if (!mayHoldLoneSurrogates(text)) return { body, text };
       // Stored as UTF-8, a lone surrogate would silently become U+FFFD: do it here, and keep the original.
-      return repairLoneSurrogates(body, '$', (jsonPath, original) =>
+      const repaired = repairLoneSurrogates(body, '$', (jsonPath, original) =>
         this.altered.push({
           file: file.path,
           jsonPath,
@@ -124,6 +142,7 @@ export class SnapshotLoad {
           rowKey: null,
         }),
       );
+      return { body: repaired, text };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         this.sink.warn(
@@ -311,6 +330,8 @@ export class SnapshotLoad {
         reused: this.summaryMemos.reused,
         summaries: toLoad.filter(({ file }) => file).length,
       });
+    if (this.assessmentsReused.reused > 0)
+      this.progress({ type: 'assessments_reused', snapshotId: this.snapshotId, ...this.assessmentsReused });
   }
 
   private async loadProject(
@@ -323,27 +344,55 @@ export class SnapshotLoad {
       this.reuseSummary(entry, file, memo);
       return;
     }
-    const before = SummaryMemoLoad.mark(this.sink.rows);
+    const runsBefore = this.sink.count(ATTACK_RUNS.name);
     const [warningsBefore, alteredBefore] = [this.sink.warnings.length, this.altered.length];
-    const body = file ? await this.readBody(file) : undefined;
-    if (!file || body === undefined) {
+    const read = file ? await this.readBodyAndText(file) : undefined;
+    if (!file || read === undefined) {
       this.projectScopes.set(entry.requestedKey, collectProjectWithoutSummary(entry, this.sink));
       return;
     }
-    const { scope, assessments, assessmentIds } = collectProjectSummary(entry, body, this.sink);
+    const { body, text } = read;
+    const unit = memoKey === undefined ? undefined : this.summaryMemos.open(memoKey, this.sink.rows);
+    const eachAssessment =
+      unit &&
+      (await collectOrReuseAssessments(
+        {
+          conn: this.conn,
+          memos: this.summaryMemos,
+          sink: this.sink,
+          map: (sets) => this.mapMemoRowSets(sets),
+          runScopes: this.runScopes,
+          reused: this.assessmentsReused,
+        },
+        { summary: unit, body, text, file: file.path, scope: projectScope(entry, body) },
+      ));
+    const { scope, assessments, assessmentIds } = collectProjectSummary(
+      entry,
+      body,
+      this.sink,
+      eachAssessment,
+    );
     this.projectScopes.set(entry.requestedKey, scope);
     this.checkCount(file, assessments, { body, field: 'assessments' });
     for (const id of assessmentIds) this.assessmentScopes.set(id, scope);
-    this.collectRunScopes(before.get(ATTACK_RUNS.name) ?? 0);
-    if (memoKey === undefined) return;
-    const { snapshot_id: _id, ...projectScope } = scope;
-    this.summaryMemos.parsedSummary(memoKey, before, this.sink.rows, {
-      scope: projectScope,
+    this.collectRunScopes(runsBefore);
+    if (!unit) return;
+    const { snapshot_id: _id, ...unscoped } = scope;
+    this.summaryMemos.close(unit, this.sink.rows, {
+      scope: unscoped,
       assessments,
       assessmentIds,
       warnings: this.sink.warnings.slice(warningsBefore),
       altered: this.altered.slice(alteredBefore),
     });
+  }
+
+  /** Maps row sets a memo names to this snapshot, counting their rows as the relation's. */
+  private mapMemoRowSets(sets: readonly MemoRowSet[]): void {
+    for (const set of sets) {
+      this.rowSets.map(set);
+      this.memoRowCounts.set(set.relation, (this.memoRowCounts.get(set.relation) ?? 0) + set.rows);
+    }
   }
 
   /** A summary an earlier load parsed (same memo key): its memo stands for the file (summary-memo.ts). */
@@ -356,10 +405,7 @@ export class SnapshotLoad {
     for (const id of memo.assessmentIds) this.assessmentScopes.set(id, scope);
     for (const id of memo.attackRunIds)
       this.runScopes.set(id, { project_id: scope.project_id, project_key: scope.project_key });
-    for (const set of memo.rowSets) {
-      this.rowSets.map(set);
-      this.memoRowCounts.set(set.relation, (this.memoRowCounts.get(set.relation) ?? 0) + set.rows);
-    }
+    this.mapMemoRowSets(memo.rowSets);
     this.checkCount(file, memo.assessments);
   }
 

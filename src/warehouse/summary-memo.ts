@@ -93,8 +93,11 @@ export interface SummaryMemo extends SummaryOutcome {
   attackRunIds: string[];
 }
 
-/** The memo key of a summary file read for `entry` (see the module comment). */
-export function summaryMemoKey(file: ManifestFile, entry: ProjectEntry): string {
+/**
+ * A memo key: the sha256 of what every memo depends on (the memo format, how rows are built, the
+ * airt-report version, the shared tables' columns), the memo's kind and its own facts, then `text`.
+ */
+export function memoKey(kind: 'summary' | 'assessment', facts: unknown, text = ''): string {
   return createHash('sha256')
     .update(
       JSON.stringify({
@@ -102,16 +105,26 @@ export function summaryMemoKey(file: ManifestFile, entry: ProjectEntry): string 
         rows: ROW_FORMAT,
         version: VERSION,
         columns: TABLE_COLUMNS,
-        file: { path: file.path, sha256: file.sha256, records: file.records ?? null },
-        entry: {
-          requestedKey: entry.requestedKey,
-          manifestProjectId: entry.manifestProjectId,
-          manifestStatus: entry.manifestStatus,
-          summaryFile: entry.summaryFile,
-        },
+        kind,
+        facts,
       }),
     )
+    .update('\n')
+    .update(text)
     .digest('hex');
+}
+
+/** The memo key of a summary file read for `entry` (see the module comment). */
+export function summaryMemoKey(file: ManifestFile, entry: ProjectEntry): string {
+  return memoKey('summary', {
+    file: { path: file.path, sha256: file.sha256, records: file.records ?? null },
+    entry: {
+      requestedKey: entry.requestedKey,
+      manifestProjectId: entry.manifestProjectId,
+      manifestStatus: entry.manifestStatus,
+      summaryFile: entry.summaryFile,
+    },
+  });
 }
 
 /**
@@ -229,74 +242,114 @@ export async function deleteStaleSummaryMemos(conn: DuckDBConnection): Promise<v
   await conn.run('DROP TABLE stale_summary_memos');
 }
 
-/** The rows of each table a summary being parsed added to the collector: [start, end) per table. */
+/** The rows of each table a unit being parsed added to the collector: [start, end) per table. */
 type Ranges = Map<string, readonly [number, number]>;
 
 /**
- * One snapshot load's use of summary memos: which summaries it may take from a memo, and the memos of
- * those it parses (their rows' ranges in the collector, then the row sets those rows form).
+ * A summary, or an assessment within one, being parsed by this load: the collector's row counts when
+ * it began, then its rows' ranges and outcome once it is closed, and the row sets its rows formed (an
+ * assessment's are its summary's too: the summary's memo names every row set of the file).
+ */
+export interface MemoUnit {
+  readonly key: string;
+  readonly before: ReadonlyMap<string, number>;
+  readonly parent: MemoUnit | undefined;
+  ranges: Ranges;
+  outcome: SummaryOutcome | undefined;
+  readonly rowSets: MemoRowSet[];
+}
+
+/**
+ * One snapshot load's use of memos: which summaries (and assessments of changed summaries,
+ * assessment-memo.ts) it may take from a memo, and the memos of those it parses.
  */
 export class SummaryMemoLoad {
-  private memos = new Map<string, SummaryMemo>();
-  private readonly parsed: (ParsedSummary & { ranges: Ranges })[] = [];
+  private readonly memos = new Map<string, SummaryMemo>();
+  private readonly units: MemoUnit[] = [];
   /** Summaries taken from a memo (not read). */
   reused = 0;
 
-  /** Reads the memos of these keys that can be used (one query each for memos and their row sets). */
+  /** Reads the usable memos of these keys (one query each for memos and their row sets). */
   async prepare(conn: DuckDBConnection, keys: readonly string[]): Promise<void> {
-    this.memos = await readSummaryMemos(conn, keys);
+    for (const [key, memo] of await readSummaryMemos(conn, keys)) this.memos.set(key, memo);
   }
 
   memoOf(key: string): SummaryMemo | undefined {
     return this.memos.get(key);
   }
 
-  /** The collector's row count per table before a summary is parsed. */
+  /** The collector's row count per table (where a unit's rows begin). */
   static mark(rows: ReadonlyMap<string, readonly unknown[]>): Map<string, number> {
     return new Map([...rows].map(([table, list]) => [table, list.length]));
   }
 
-  /** Records a parsed summary: the rows it added since `before` (SummaryMemoLoad.mark) and its outcome. */
-  parsedSummary(
-    key: string,
-    before: ReadonlyMap<string, number>,
-    rows: ReadonlyMap<string, readonly unknown[]>,
-    outcome: SummaryOutcome,
-  ): void {
-    const ranges: Ranges = new Map();
+  /** Begins a unit whose rows the collector is about to receive; within `parent` for an assessment. */
+  open(key: string, rows: ReadonlyMap<string, readonly unknown[]>, parent?: MemoUnit): MemoUnit {
+    const unit: MemoUnit = {
+      key,
+      before: SummaryMemoLoad.mark(rows),
+      parent,
+      ranges: new Map(),
+      outcome: undefined,
+      rowSets: [],
+    };
+    this.units.push(unit);
+    return unit;
+  }
+
+  /** Ends a unit: the rows it added since open() are its own, and `outcome` is its memo. */
+  close(unit: MemoUnit, rows: ReadonlyMap<string, readonly unknown[]>, outcome: SummaryOutcome): void {
     for (const [table, list] of rows) {
-      const start = before.get(table) ?? 0;
-      if (list.length > start) ranges.set(table, [start, list.length]);
+      const start = unit.before.get(table) ?? 0;
+      if (list.length > start) unit.ranges.set(table, [start, list.length]);
     }
-    this.parsed.push({ key, ranges, outcome, rowSets: [] });
+    unit.outcome = outcome;
+  }
+
+  /** Gives up a unit (it will not be memoized): its rows stay its parent's, or nobody's. */
+  discard(unit: MemoUnit): void {
+    this.units.splice(this.units.indexOf(unit), 1);
+  }
+
+  /** Row sets taken from a memo for a part of a unit being parsed (an unchanged assessment). */
+  adopt(unit: MemoUnit | undefined, sets: readonly MemoRowSet[]): void {
+    for (let u = unit; u; u = u.parent) u.rowSets.push(...sets);
   }
 
   /**
-   * Splits a table's collected rows into the parsed summaries' own (each its row sets, recorded for
-   * its memo) and the rest: `add` is called once for each part that has rows.
+   * Splits a table's collected rows into the closed units' own (each row to the innermost unit whose
+   * range holds it: an assessment's rows are not its summary's part) and the rest; `add` is called
+   * once for each part that has rows, with the unit's row sets to record into.
    */
   split<R>(
     table: string,
     rows: readonly R[],
     add: (part: readonly R[], onRowSet?: (set: MemoRowSet) => void) => void,
   ): void {
-    const taken: (readonly [number, number])[] = [];
-    for (const summary of this.parsed) {
-      const range = summary.ranges.get(table);
-      if (!range) continue;
-      taken.push(range);
-      add(rows.slice(range[0], range[1]), (set) => summary.rowSets.push(set));
-    }
-    if (taken.length === 0) {
+    const units = this.units.filter((u) => u.outcome !== undefined && u.ranges.has(table));
+    if (units.length === 0) {
       add(rows);
       return;
     }
-    const rest = rows.filter((_, i) => !taken.some(([start, end]) => i >= start && i < end));
+    // Units open in order and nest (an assessment opens after its summary): a later one is inner.
+    const owner = new Int32Array(rows.length).fill(-1);
+    units.forEach((unit, n) => {
+      const [start, end] = unit.ranges.get(table)!;
+      owner.fill(n, start, end);
+    });
+    units.forEach((unit, n) => {
+      const part = rows.filter((_, i) => owner[i] === n);
+      if (part.length > 0) add(part, (set) => this.adopt(unit, [set]));
+    });
+    const rest = rows.filter((_, i) => owner[i] === -1);
     if (rest.length > 0) add(rest);
   }
 
-  /** Stores the memos of the summaries parsed by this load (after its row sets were written). */
+  /** Stores the memos of the units parsed by this load (after its row sets were written). */
   async save(conn: DuckDBConnection): Promise<void> {
-    await saveSummaryMemos(conn, this.parsed);
+    await saveSummaryMemos(
+      conn,
+      this.units.flatMap(({ key, outcome, rowSets }) => (outcome ? [{ key, outcome, rowSets }] : [])),
+    );
   }
 }

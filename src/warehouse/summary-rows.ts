@@ -44,7 +44,7 @@ const PROJECT_ARRAYS: readonly (readonly [string, TableDef])[] = [
 ];
 
 /** Which project a summary is about: the body's id/key when present, else the manifest's. */
-function projectScope(entry: ProjectEntry, summary: unknown): ScopeContext {
+export function projectScope(entry: ProjectEntry, summary: unknown): ScopeContext {
   const body = isPlainObject(summary) ? summary : {};
   return {
     snapshot_id: entry.snapshotId,
@@ -73,6 +73,12 @@ export function collectProjectSummary(
   entry: ProjectEntry,
   summary: unknown,
   sink: RowCollector,
+  /**
+   * Wraps the collection of each assessment (`collect` adds its rows); the loader may take an
+   * unchanged assessment's rows from its memo instead (assessment-memo.ts). Default: collect.
+   */
+  eachAssessment: (assessment: unknown, index: number, collect: () => void) => void = (_a, _i, collect) =>
+    collect(),
 ): { scope: ScopeContext; assessments: number; assessmentIds: string[] } {
   const file = entry.summaryFile ?? 'summary.json';
   const scope = projectScope(entry, summary);
@@ -149,7 +155,9 @@ export function collectProjectSummary(
   );
   const assessments = sink.array(summary.assessments, '$.assessments', file);
   assessments.forEach((assessment, i) =>
-    collectAssessment(assessment, scope, i, file, `$.assessments[${i}]`, sink),
+    eachAssessment(assessment, i, () =>
+      collectAssessment(assessment, scope, i, file, `$.assessments[${i}]`, sink),
+    ),
   );
   const assessmentIds = assessments.flatMap((a) =>
     isPlainObject(a) && typeof a.id === 'string' ? [a.id] : [],

@@ -13,6 +13,7 @@ import type { Manifest } from '../../src/snapshot/manifest.js';
 import { verifySnapshot } from '../../src/snapshot/verify.js';
 import { loadSnapshots, type LoadProgress } from '../../src/warehouse/loader.js';
 import { pruneWarehouse } from '../../src/warehouse/prune.js';
+import { assessmentMemoKeys } from '../../src/warehouse/assessment-memo.js';
 import { rowSetKey, SHARED_TABLES, storedName } from '../../src/warehouse/row-sets.js';
 import { copyDatabase, copyFixture, FIXTURES, reseal, rows, tempDir } from './helpers.js';
 import { toVersion10Statements } from './schema-downgrade.js';
@@ -107,11 +108,11 @@ describe('shared row sets', () => {
       db,
       SHARED_TABLES.filter((t) => written.some(([name]) => name === t.name))
         .map((t) => {
-          // A project summary's findings (the project's and its assessments' top findings) form row
-          // sets of their own, apart from finding details'.
+          // The project's top findings are its summary's rows, an assessment's top findings that
+          // assessment's (assessment-memo.ts), finding details their files': row sets apart.
           const owners = ['project_id', 'project_key', 'assessment_id', 'evaluation_id']
             .filter((name) => t.columns.some((c) => c.name === name))
-            .concat(t.name === 'findings' ? ["origin = 'finding_detail'"] : []);
+            .concat(t.name === 'findings' ? ['origin'] : []);
           return owners.length > 0
             ? `SELECT count(*) AS n FROM (SELECT DISTINCT ${owners.join(', ')} FROM ${t.name} WHERE snapshot_id = '20260316T060000Z-day2')`
             : `SELECT 1 AS n`;
@@ -312,8 +313,16 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
       }
     });
     const before = await counts(db);
-    await loadSnapshots(db, [day2]);
+    const events: LoadProgress[] = [];
+    await loadSnapshots(db, [day2], { onProgress: (e) => events.push(e) });
     const after = await counts(db);
+    // payments-bot's summary changed: of its four assessments, the three the database built before
+    // are taken from their memos and only the new one is built (support-agent's unchanged summary
+    // comes from its memo).
+    expect(events.filter((e) => e.type === 'assessments_reused' || e.type === 'summaries_reused')).toEqual([
+      { type: 'summaries_reused', snapshotId: id, reused: 1, summaries: 2 },
+      { type: 'assessments_reused', snapshotId: id, reused: 3, assessments: 4 },
+    ]);
     const added = async (table: string, where: string): Promise<number> =>
       Number(
         (await rows(db, `SELECT count(*) AS n FROM ${table} WHERE snapshot_id = '${id}' AND ${where}`))[0]?.n,
@@ -346,6 +355,46 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
         `SELECT count(*) AS n FROM findings WHERE origin = 'assessment_top_finding' AND assessment_id IS NULL`,
       ),
     ).toEqual([{ n: 0 }]);
+  });
+
+  it('builds again an assessment that raised a warning (its JSON path moves with it), as a full read does', async () => {
+    const db = await copyDatabase(secondLoaded, path.join(work.dir, 'warned.duckdb'));
+    const spoil = async (dir: string): Promise<void> => {
+      const file = path.join(dir, 'projects', 'payments-bot', 'summary.json');
+      const body = JSON.parse(await readFile(file, 'utf8')) as { assessments: Record<string, unknown>[] };
+      body.assessments[1] = { ...body.assessments[1], reports: 'not a list' };
+      await writeFile(file, JSON.stringify(body));
+    };
+    const reused = async (dir: string): Promise<LoadProgress[]> => {
+      const events: LoadProgress[] = [];
+      await loadSnapshots(db, [dir], { onProgress: (e) => events.push(e) });
+      return events.filter((e) => e.type === 'assessments_reused');
+    };
+    const nightA = await nextNight(FIXTURES.second, '20260316T060000Z-warned', spoil);
+    expect(await reused(nightA)).toEqual([
+      { type: 'assessments_reused', snapshotId: '20260316T060000Z-warned', reused: 2, assessments: 3 },
+    ]);
+    const id = '20260317T060000Z-warned-moved';
+    const nightB = await nextNight(FIXTURES.second, id, async (dir) => {
+      await spoil(dir);
+      await addAssessment(dir);
+    });
+    await reseal(nightB, (m) => {
+      for (const f of m.files) if (f.path === 'projects/payments-bot/summary.json') f.records = 4;
+    });
+    // The warned assessment has no memo: built again, its warning naming $.assessments[2] now.
+    expect(await reused(nightB)).toEqual([
+      { type: 'assessments_reused', snapshotId: id, reused: 2, assessments: 4 },
+    ]);
+    expect(
+      await rows(
+        db,
+        `SELECT message FROM load_warnings WHERE snapshot_id = '${id}' AND code = 'type_mismatch'`,
+      ),
+    ).toEqual([{ message: expect.stringContaining('$.assessments[2].reports') as unknown }]);
+    const alone = await fullRead(nightB, 'warned-moved');
+    for (const table of EVERY_TABLE())
+      expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
   });
 });
 
@@ -426,6 +475,39 @@ describe('a project summary loaded before (summary memos)', () => {
     expect(
       await rows(db, `SELECT manifest_status FROM projects WHERE snapshot_id = '${id}' ORDER BY 1`),
     ).toEqual([{ manifest_status: 'failed' }, { manifest_status: 'ok' }]);
+  });
+});
+
+describe('the memo keys of the assessments of a changed summary', () => {
+  const scope = { snapshot_id: 's', project_id: 'p', project_key: 'k' };
+  const a = { id: 'a1', name: 'one', asr: 0.5 };
+  const b = { id: 'a2', name: 'two', asr: 0 };
+
+  it('are keys of the JSON, the project and the file: the same assessment anywhere in the list has one key', () => {
+    const [first] = assessmentMemoKeys([a, b], scope, 'projects/k/summary.json', '');
+    const moved = assessmentMemoKeys([b, a], scope, 'projects/k/summary.json', '');
+    expect(moved[1]).toBe(first);
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    expect(assessmentMemoKeys([{ ...a, name: 'changed' }], scope, 'projects/k/summary.json', '')[0]).not.toBe(
+      first,
+    );
+    expect(
+      assessmentMemoKeys([a], { ...scope, project_key: 'other' }, 'projects/k/summary.json', '')[0],
+    ).not.toBe(first);
+    expect(assessmentMemoKeys([a], scope, 'projects/other/summary.json', '')[0]).not.toBe(first);
+  });
+
+  it('are none for what cannot be its own row set, nor where JSON.stringify would hide a negative zero', () => {
+    expect(assessmentMemoKeys([a, a, b, 'text', { name: 'no id' }], scope, 'f', '')).toEqual([
+      undefined,
+      undefined,
+      expect.stringMatching(/^[0-9a-f]{64}$/),
+      undefined,
+      undefined,
+    ]);
+    for (const text of ['{"asr":-0}', '{"asr": -0.0 }', '[-0e3]'])
+      expect(assessmentMemoKeys([a, b], scope, 'f', text), text).toEqual([undefined, undefined]);
+    expect(assessmentMemoKeys([a], scope, 'f', '{"asr":-0.5,"n":-05}')[0]).toBeDefined();
   });
 });
 
