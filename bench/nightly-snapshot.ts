@@ -192,16 +192,23 @@ async function load(dir: string, db: string): Promise<Loaded> {
 
 /**
  * Rows the database stores for the shared tables (every stored_* table: all but trial rows and the
- * mappings), read from the file after a load: what a night added there, unlike the file's size
- * (DuckDB grows it in blocks), is exact.
+ * mappings), and the bookkeeping rows that say which snapshot and which memo holds which row sets
+ * (snapshot_row_sets, summary_memo_row_sets), read from the file after a load: exact, unlike the
+ * file's size (DuckDB grows it in blocks).
  */
-async function storedRows(db: string): Promise<number> {
+async function storedRows(db: string): Promise<{ stored: number; mappings: number }> {
   const instance = await DuckDBInstance.create(db, { access_mode: 'READ_ONLY' });
   const conn = await instance.connect();
-  try {
-    const sql = STORED_TABLES.map((t) => `SELECT count(*) AS n FROM "${t.name}"`).join(' UNION ALL ');
+  const count = async (tables: readonly string[]): Promise<number> => {
+    const sql = tables.map((t) => `SELECT count(*) AS n FROM "${t}"`).join(' UNION ALL ');
     const reader = await conn.runAndReadAll(`SELECT sum(n) FROM (${sql})`);
     return Number(reader.getRows()[0]?.[0] ?? 0);
+  };
+  try {
+    return {
+      stored: await count(STORED_TABLES.map((t) => t.name)),
+      mappings: await count(['snapshot_row_sets', 'summary_memo_row_sets']),
+    };
   } finally {
     conn.closeSync();
     instance.closeSync();
@@ -245,9 +252,10 @@ async function thirtyDays(
     load_peak_rss_mb: number | null;
     db_mb: number;
     stored_rows_added: number;
+    mapping_rows_added: number;
   }[] = [];
   let diskBefore = day1Bytes;
-  let storedBefore = await storedRows(db);
+  let rowsBefore = await storedRows(db);
   for (let day = 2; day <= DAYS; day++) {
     sim.setEpoch(day - 1);
     const taken = await snapshot(sim, out, days.at(-1)!.dir);
@@ -262,9 +270,15 @@ async function thirtyDays(
       load_seconds: round(loaded.seconds, 2),
       load_peak_rss_mb: loaded.peakRssMb,
       db_mb: round(loaded.dbBytes / 1e6, 1),
-      stored_rows_added: (await storedRows(db)) - storedBefore,
+      ...(await storedRows(db).then((now) => {
+        const added = {
+          stored_rows_added: now.stored - rowsBefore.stored,
+          mapping_rows_added: now.mappings - rowsBefore.mappings,
+        };
+        rowsBefore = now;
+        return added;
+      })),
     });
-    storedBefore += perDay.at(-1)!.stored_rows_added;
     diskBefore = disk;
   }
   // A night with nothing new (the epoch kept): what any night costs whatever its data (process start,
@@ -341,6 +355,19 @@ async function thirtyDays(
       1,
     ),
     stored_rows_added_trend_per_day: round(storedTrend.b, 2),
+    // The bookkeeping rows a night adds (one per row set a snapshot or a memo holds): these do grow
+    // with the assessments listed, by their trend per day.
+    later_days_mean_mapping_rows_added: round(
+      perDay.reduce((s, d) => s + d.mapping_rows_added, 0) / perDay.length,
+      1,
+    ),
+    mapping_rows_added_trend_per_day: round(
+      fitLine(
+        perDay.map((d) => d.day),
+        perDay.map((d) => d.mapping_rows_added),
+      ).b,
+      2,
+    ),
     unchanged_night_seconds: round(unchanged.seconds, 2),
     unchanged_night_load_seconds: round(unchangedLoad.seconds, 2),
     // Cost per fetched MB beyond a night's fixed cost, a later night's against day 1's.

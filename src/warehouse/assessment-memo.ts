@@ -18,9 +18,13 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { isPlainObject, type RowCollector } from './row-builder.js';
-import { POSITION_COLUMNS, type Position } from './row-sets.js';
-import { memoKey, type MemoRowSet, type MemoUnit, type SummaryMemoLoad } from './summary-memo.js';
-import { ASSESSMENTS } from './schema.js';
+import {
+  memoKey,
+  placedRowSets,
+  type MemoRowSet,
+  type MemoUnit,
+  type SummaryMemoLoad,
+} from './summary-memo.js';
 import type { ScopeContext } from './assessment-rows.js';
 
 /**
@@ -50,19 +54,6 @@ export function assessmentMemoKeys(
       ? memoKey('assessment', facts, JSON.stringify(a))
       : undefined,
   );
-}
-
-const ORDINAL = POSITION_COLUMNS.findIndex((c) => c.name === 'ordinal');
-
-/** A memo's row sets as this snapshot maps them: the assessment's own row at `ordinal`, its place now. */
-export function placedRowSets(sets: readonly MemoRowSet[], ordinal: number): MemoRowSet[] {
-  return sets.map((set) => {
-    if (set.relation !== ASSESSMENTS.name) return set;
-    const position: Position = POSITION_COLUMNS.map((_, i) =>
-      i === ORDINAL ? ordinal : (set.position?.[i] ?? null),
-    );
-    return { ...set, position };
-  });
 }
 
 /** What collectOrReuseAssessments works with: the load's memos, collector and mappings. */
@@ -110,18 +101,18 @@ export async function collectOrReuseAssessments(
     if (key === undefined) return collect();
     const memo = memos.memoOf(key);
     if (memo && memo.warnings.length === 0 && memo.altered.length === 0) {
-      const sets = placedRowSets(memo.rowSets, index);
-      context.map(sets);
-      memos.adopt(summary, sets);
+      context.map(placedRowSets(memo.rowSets, index));
+      memos.reference(summary, key, index);
       for (const id of memo.attackRunIds)
         context.runScopes.set(id, { project_id: scope.project_id, project_key: scope.project_key });
       context.reused.reused++;
       return;
     }
-    const unit = memos.open(key, sink.rows, summary);
+    const unit = memos.open(key, sink.rows);
     const warningsBefore = sink.warnings.length;
     collect();
     if (sink.warnings.length > warningsBefore) return memos.discard(unit);
+    memos.reference(summary, key, index);
     // The summary gives the assessment's id and scope; its memo needs only its row sets.
     memos.close(unit, sink.rows, {
       scope: unscoped,

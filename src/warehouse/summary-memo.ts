@@ -6,8 +6,9 @@
  *                                      sha256, path and records, the manifest's project entry)
  *     ─▶ memo stored, and every row set it names still mapped? ─▶ yes: map those row sets to this
  *        snapshot, replay its warnings and altered values, take its scope; the file is not read
- *     ─▶ no: parse it; its rows form row sets of their own (never mixed with another file's rows),
- *        recorded as its memo when the load commits
+ *     ─▶ no: parse it (its assessments each with a memo of their own: assessment-memo.ts); its rows
+ *        form row sets of their own (never mixed with another file's rows), recorded as its memo when
+ *        the load commits, with the memos of its assessments named, not repeated
  *
  * What a summary gives a load is a function of those inputs alone: its rows in the project tables
  * (projects, assessments, attack runs, the summary's findings, …), the warnings it raised and the
@@ -15,8 +16,9 @@
  * (trial files and finding details take their project from them) and its assessment count. Only a
  * verified file is memoized: an unverified one (a forced load) is always read.
  *
- * Retention deletes a memo once any of its row sets is no longer mapped (its rows are gone); the load
- * also checks that every row set is still mapped before it uses one.
+ * Retention deletes a memo once any of its row sets is no longer mapped (its rows are gone), and a
+ * summary's memo with any assessment memo it names; the load also checks that every row set is still
+ * mapped, and every named memo usable, before it uses one.
  */
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -28,6 +30,7 @@ import { appendRows } from './db.js';
 import type { LoadWarning } from './row-builder.js';
 import { POSITION_COLUMNS, positionCells, SHARED_TABLES, type Position } from './row-sets.js';
 import { ROW_FORMAT } from './row-format.js';
+import { ASSESSMENTS } from './schema.js';
 import { ctx, type TableDef } from './schema-core.js';
 import type { ProjectEntry } from './summary-rows.js';
 import { quoteLiteral } from './sql.js';
@@ -35,8 +38,16 @@ import { quoteLiteral } from './sql.js';
 /**
  * Bumped whenever what a memo holds changes within one version (how rows are built is ROW_FORMAT, the
  * columns of the tables TABLE_COLUMNS: both are in the key by themselves). 2: row sets carry positions.
+ * 3: a summary's memo names its assessments' memos (MEMO_REFERENCE).
  */
-const MEMO_FORMAT = 2;
+const MEMO_FORMAT = 3;
+
+/**
+ * A summary_memo_row_sets row of this relation names another memo instead of a row set: a summary's
+ * memo names each of its assessments' memos (row_set = that memo's key, ordinal = the assessment's
+ * index), so their row sets are not listed twice (format 3).
+ */
+const MEMO_REFERENCE = '@memo';
 
 /** Every shared table's columns and types: rows built for other columns are not this load's rows. */
 const TABLE_COLUMNS = createHash('sha256')
@@ -128,8 +139,9 @@ export function summaryMemoKey(file: ManifestFile, entry: ProjectEntry): string 
 }
 
 /**
- * The memos stored under `keys` whose row sets are all still mapped by some snapshot: one query for
- * the memos, one for their row sets.
+ * The memos stored under `keys` whose row sets are all still mapped by some snapshot, and whose
+ * referenced memos (a summary's assessments') are usable too, with those memos' row sets in place:
+ * one query for the memos, one for their row sets, the same again for the referenced ones.
  */
 export async function readSummaryMemos(
   conn: DuckDBConnection,
@@ -143,14 +155,22 @@ export async function readSummaryMemos(
   );
   const sets = await conn.runAndReadAll(
     `SELECT r.memo_key, r.relation, r.row_set, r.rows,
-            EXISTS (SELECT 1 FROM snapshot_row_sets m WHERE m.relation = r.relation AND m.row_set = r.row_set) AS mapped,
+            r.relation = '${MEMO_REFERENCE}' OR EXISTS (
+              SELECT 1 FROM snapshot_row_sets m WHERE m.relation = r.relation AND m.row_set = r.row_set) AS mapped,
             ${POSITION_COLUMNS.map((c) => `r.${c.name}`).join(', ')}
      FROM summary_memo_row_sets r WHERE r.memo_key IN (${list})`,
   );
   const rowSets = new Map<string, MemoRowSet[]>();
+  const references = new Map<string, { key: string; ordinal: number }[]>();
   const broken = new Set<string>();
   for (const [key, relation, rowSet, rows, mapped, ...position] of sets.getRows()) {
     if (mapped !== true) broken.add(String(key));
+    if (relation === MEMO_REFERENCE) {
+      const list = references.get(String(key)) ?? [];
+      list.push({ key: String(rowSet), ordinal: Number(position[0]) });
+      references.set(String(key), list);
+      continue;
+    }
     const list = rowSets.get(String(key)) ?? [];
     list.push({
       relation: String(relation),
@@ -160,20 +180,51 @@ export async function readSummaryMemos(
     });
     rowSets.set(String(key), list);
   }
-  const usable = memos.getRows().filter(([key]) => !broken.has(String(key)));
+  const referenced = await readSummaryMemos(
+    conn,
+    [...references.values()].flat().map((r) => r.key),
+  );
+  const usable = memos
+    .getRows()
+    .filter(([key]) => !broken.has(String(key)))
+    .filter(([key]) => (references.get(String(key)) ?? []).every((r) => referenced.has(r.key)));
   const runIds = await attackRunIdsOf(
     conn,
     usable.map(([key]) => String(key)),
   );
   for (const [key, memo] of usable) {
     const outcome = JSON.parse(String(memo)) as SummaryOutcome;
+    const parts = (references.get(String(key)) ?? []).map((r) => referenced.get(r.key)!);
     found.set(String(key), {
       ...outcome,
-      rowSets: rowSets.get(String(key)) ?? [],
-      attackRunIds: runIds.get(String(key)) ?? [],
+      rowSets: [
+        ...(rowSets.get(String(key)) ?? []),
+        ...(references.get(String(key)) ?? []).flatMap((r, i) => placedRowSets(parts[i]!.rowSets, r.ordinal)),
+      ],
+      attackRunIds: [...(runIds.get(String(key)) ?? []), ...parts.flatMap((part) => part.attackRunIds)],
     });
   }
   return found;
+}
+
+const ORDINAL = POSITION_COLUMNS.findIndex((c) => c.name === 'ordinal');
+
+/** A position with only the ordinal. */
+const placedAt = (ordinal: number): Position =>
+  POSITION_COLUMNS.map((_, i) => (i === ORDINAL ? ordinal : null));
+
+/**
+ * An assessment memo's row sets as a snapshot maps them where it lists the assessment at `ordinal`:
+ * the assessment's own row there (its other rows' positions are within the assessment, unchanged).
+ */
+export function placedRowSets(sets: readonly MemoRowSet[], ordinal: number): MemoRowSet[] {
+  return sets.map((set) => {
+    if (set.relation !== ASSESSMENTS.name) return set;
+    const position: Position = POSITION_COLUMNS.map((_, i) =>
+      i === ORDINAL ? ordinal : (set.position?.[i] ?? null),
+    );
+    return { ...set, position };
+  });
 }
 
 /** The attack run ids in the memos' stored attack_runs rows, by memo key. */
@@ -197,11 +248,12 @@ async function attackRunIdsOf(
   return ids;
 }
 
-/** A summary parsed by this load: what it gave, and the row sets its rows formed. */
+/** A summary parsed by this load: what it gave, the row sets its rows formed, the memos it names. */
 interface ParsedSummary {
   key: string;
   outcome: SummaryOutcome;
   rowSets: MemoRowSet[];
+  references: readonly { key: string; ordinal: number }[];
 }
 
 /** Stores memos (within the load's transaction); a key stored already is left as it is. */
@@ -224,9 +276,10 @@ async function saveSummaryMemos(conn: DuckDBConnection, parsed: readonly ParsedS
   await appendRows(
     conn,
     SUMMARY_MEMO_ROW_SETS,
-    fresh.flatMap(({ key, rowSets }) =>
-      rowSets.map((s) => [key, s.relation, s.rowSet, s.rows, ...positionCells(s.position)]),
-    ),
+    fresh.flatMap(({ key, rowSets, references }) => [
+      ...rowSets.map((s) => [key, s.relation, s.rowSet, s.rows, ...positionCells(s.position)]),
+      ...references.map((r) => [key, MEMO_REFERENCE, r.key, null, ...positionCells(placedAt(r.ordinal))]),
+    ]),
   );
 }
 
@@ -234,7 +287,14 @@ async function saveSummaryMemos(conn: DuckDBConnection, parsed: readonly ParsedS
 export async function deleteStaleSummaryMemos(conn: DuckDBConnection): Promise<void> {
   await conn.run(`CREATE OR REPLACE TEMP TABLE stale_summary_memos AS
     SELECT DISTINCT memo_key FROM summary_memo_row_sets r
-    WHERE NOT EXISTS (SELECT 1 FROM snapshot_row_sets m WHERE m.relation = r.relation AND m.row_set = r.row_set)`);
+    WHERE r.relation <> '${MEMO_REFERENCE}'
+      AND NOT EXISTS (SELECT 1 FROM snapshot_row_sets m WHERE m.relation = r.relation AND m.row_set = r.row_set)`);
+  // A summary's memo goes with any assessment memo it names (references are one level deep).
+  await conn.run(`INSERT INTO stale_summary_memos
+    SELECT DISTINCT memo_key FROM summary_memo_row_sets r
+    WHERE r.relation = '${MEMO_REFERENCE}'
+      AND (r.row_set IN (SELECT memo_key FROM stale_summary_memos)
+           OR r.row_set NOT IN (SELECT memo_key FROM summary_memos))`);
   await conn.run('DELETE FROM summary_memos WHERE memo_key IN (SELECT memo_key FROM stale_summary_memos)');
   await conn.run(
     'DELETE FROM summary_memo_row_sets WHERE memo_key IN (SELECT memo_key FROM stale_summary_memos)',
@@ -247,16 +307,17 @@ type Ranges = Map<string, readonly [number, number]>;
 
 /**
  * A summary, or an assessment within one, being parsed by this load: the collector's row counts when
- * it began, then its rows' ranges and outcome once it is closed, and the row sets its rows formed (an
- * assessment's are its summary's too: the summary's memo names every row set of the file).
+ * it began, then its rows' ranges and outcome once it is closed, the row sets its own rows formed and,
+ * for a summary, the memos of its assessments (named, not repeated: MEMO_REFERENCE).
  */
 export interface MemoUnit {
   readonly key: string;
   readonly before: ReadonlyMap<string, number>;
-  readonly parent: MemoUnit | undefined;
   ranges: Ranges;
   outcome: SummaryOutcome | undefined;
   readonly rowSets: MemoRowSet[];
+  /** The assessment memos a summary's memo names, at the assessments' indexes. */
+  readonly references: { key: string; ordinal: number }[];
 }
 
 /**
@@ -283,15 +344,18 @@ export class SummaryMemoLoad {
     return new Map([...rows].map(([table, list]) => [table, list.length]));
   }
 
-  /** Begins a unit whose rows the collector is about to receive; within `parent` for an assessment. */
-  open(key: string, rows: ReadonlyMap<string, readonly unknown[]>, parent?: MemoUnit): MemoUnit {
+  /**
+   * Begins a unit whose rows the collector is about to receive (an assessment's begins within its
+   * summary's: a unit opened later is the inner one).
+   */
+  open(key: string, rows: ReadonlyMap<string, readonly unknown[]>): MemoUnit {
     const unit: MemoUnit = {
       key,
       before: SummaryMemoLoad.mark(rows),
-      parent,
       ranges: new Map(),
       outcome: undefined,
       rowSets: [],
+      references: [],
     };
     this.units.push(unit);
     return unit;
@@ -306,14 +370,14 @@ export class SummaryMemoLoad {
     unit.outcome = outcome;
   }
 
-  /** Gives up a unit (it will not be memoized): its rows stay its parent's, or nobody's. */
+  /** Gives up a unit (it will not be memoized): its rows stay those of the unit around it, if any. */
   discard(unit: MemoUnit): void {
     this.units.splice(this.units.indexOf(unit), 1);
   }
 
-  /** Row sets taken from a memo for a part of a unit being parsed (an unchanged assessment). */
-  adopt(unit: MemoUnit | undefined, sets: readonly MemoRowSet[]): void {
-    for (let u = unit; u; u = u.parent) u.rowSets.push(...sets);
+  /** Names, in `unit`'s memo, the memo of the assessment it lists at `ordinal` (taken or made now). */
+  reference(unit: MemoUnit, key: string, ordinal: number): void {
+    unit.references.push({ key, ordinal });
   }
 
   /**
@@ -339,7 +403,7 @@ export class SummaryMemoLoad {
     });
     units.forEach((unit, n) => {
       const part = rows.filter((_, i) => owner[i] === n);
-      if (part.length > 0) add(part, (set) => this.adopt(unit, [set]));
+      if (part.length > 0) add(part, (set) => unit.rowSets.push(set));
     });
     const rest = rows.filter((_, i) => owner[i] === -1);
     if (rest.length > 0) add(rest);
@@ -349,7 +413,9 @@ export class SummaryMemoLoad {
   async save(conn: DuckDBConnection): Promise<void> {
     await saveSummaryMemos(
       conn,
-      this.units.flatMap(({ key, outcome, rowSets }) => (outcome ? [{ key, outcome, rowSets }] : [])),
+      this.units.flatMap(({ key, outcome, rowSets, references }) =>
+        outcome ? [{ key, outcome, rowSets, references }] : [],
+      ),
     );
   }
 }

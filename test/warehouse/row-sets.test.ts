@@ -437,8 +437,16 @@ describe('a project summary loaded before (summary memos)', () => {
     expect(
       await rows(
         db,
-        `SELECT count(*) AS n FROM summary_memo_row_sets r WHERE NOT EXISTS (
+        `SELECT count(*) AS n FROM summary_memo_row_sets r WHERE r.relation <> '@memo' AND NOT EXISTS (
            SELECT 1 FROM snapshot_row_sets m WHERE m.relation = r.relation AND m.row_set = r.row_set)`,
+      ),
+    ).toEqual([{ n: 0 }]);
+    // Nor a summary's memo naming an assessment memo that went.
+    expect(
+      await rows(
+        db,
+        `SELECT count(*) AS n FROM summary_memo_row_sets r WHERE r.relation = '@memo'
+           AND r.row_set NOT IN (SELECT memo_key FROM summary_memos)`,
       ),
     ).toEqual([{ n: 0 }]);
     expect(
