@@ -401,11 +401,13 @@ export class SummaryMemoLoad {
       const [start, end] = unit.ranges.get(table)!;
       owner.fill(n, start, end);
     });
+    // One pass (a first load builds every assessment: thousands of units over as many rows).
+    const parts: R[][] = units.map(() => []);
+    const rest: R[] = [];
+    rows.forEach((row, i) => (owner[i] === -1 ? rest : parts[owner[i]!]!).push(row));
     units.forEach((unit, n) => {
-      const part = rows.filter((_, i) => owner[i] === n);
-      if (part.length > 0) add(part, (set) => unit.rowSets.push(set));
+      if (parts[n]!.length > 0) add(parts[n]!, (set) => unit.rowSets.push(set));
     });
-    const rest = rows.filter((_, i) => owner[i] === -1);
     if (rest.length > 0) add(rest);
   }
 
