@@ -99,8 +99,9 @@ export async function collectOrReuseAssessments(
   return (_assessment, index, collect) => {
     const key = keys[index];
     if (key === undefined) return collect();
+    // An assessment's memo holds no warnings or altered values (one that raised a warning has none).
     const memo = memos.memoOf(key);
-    if (memo && memo.warnings.length === 0 && memo.altered.length === 0) {
+    if (memo) {
       context.map(placedRowSets(memo.rowSets, index));
       memos.reference(summary, key, index);
       for (const id of memo.attackRunIds)

@@ -26,7 +26,7 @@ import type { ManifestFile } from '../snapshot/manifest.js';
 import { VERSION } from '../version.js';
 import type { AlteredValue } from './altered-values.js';
 import type { ScopeContext } from './assessment-rows.js';
-import { appendRows } from './db.js';
+import { appendRows, type CellValue } from './db.js';
 import type { LoadWarning } from './row-builder.js';
 import { POSITION_COLUMNS, positionCells, SHARED_TABLES, type Position } from './row-sets.js';
 import { ROW_FORMAT } from './row-format.js';
@@ -163,22 +163,23 @@ export async function readSummaryMemos(
   const rowSets = new Map<string, MemoRowSet[]>();
   const references = new Map<string, { key: string; ordinal: number }[]>();
   const broken = new Set<string>();
-  for (const [key, relation, rowSet, rows, mapped, ...position] of sets.getRows()) {
+  const push = <T>(map: Map<string, T[]>, key: string, item: T): void => {
+    const list = map.get(key);
+    if (list) list.push(item);
+    else map.set(key, [item]);
+  };
+  for (const [key, relation, rowSet, rows, mapped, ...cells] of sets.getRows()) {
     if (mapped !== true) broken.add(String(key));
-    if (relation === MEMO_REFERENCE) {
-      const list = references.get(String(key)) ?? [];
-      list.push({ key: String(rowSet), ordinal: Number(position[0]) });
-      references.set(String(key), list);
-      continue;
-    }
-    const list = rowSets.get(String(key)) ?? [];
-    list.push({
-      relation: String(relation),
-      rowSet: String(rowSet),
-      rows: Number(rows),
-      position: position.map((v) => (typeof v === 'bigint' ? Number(v) : v)) as Position,
-    });
-    rowSets.set(String(key), list);
+    const position = cells.map((v) => (typeof v === 'bigint' ? Number(v) : v)) as CellValue[];
+    if (relation === MEMO_REFERENCE)
+      push(references, String(key), { key: String(rowSet), ordinal: Number(position[ORDINAL]) });
+    else
+      push(rowSets, String(key), {
+        relation: String(relation),
+        rowSet: String(rowSet),
+        rows: Number(rows),
+        position,
+      });
   }
   const referenced = await readSummaryMemos(
     conn,
@@ -194,14 +195,14 @@ export async function readSummaryMemos(
   );
   for (const [key, memo] of usable) {
     const outcome = JSON.parse(String(memo)) as SummaryOutcome;
-    const parts = (references.get(String(key)) ?? []).map((r) => referenced.get(r.key)!);
+    const parts = (references.get(String(key)) ?? []).map((r) => ({ ...r, memo: referenced.get(r.key)! }));
     found.set(String(key), {
       ...outcome,
       rowSets: [
         ...(rowSets.get(String(key)) ?? []),
-        ...(references.get(String(key)) ?? []).flatMap((r, i) => placedRowSets(parts[i]!.rowSets, r.ordinal)),
+        ...parts.flatMap((part) => placedRowSets(part.memo.rowSets, part.ordinal)),
       ],
-      attackRunIds: [...(runIds.get(String(key)) ?? []), ...parts.flatMap((part) => part.attackRunIds)],
+      attackRunIds: [...(runIds.get(String(key)) ?? []), ...parts.flatMap((part) => part.memo.attackRunIds)],
     });
   }
   return found;
@@ -218,13 +219,9 @@ const placedAt = (ordinal: number): Position =>
  * the assessment's own row there (its other rows' positions are within the assessment, unchanged).
  */
 export function placedRowSets(sets: readonly MemoRowSet[], ordinal: number): MemoRowSet[] {
-  return sets.map((set) => {
-    if (set.relation !== ASSESSMENTS.name) return set;
-    const position: Position = POSITION_COLUMNS.map((_, i) =>
-      i === ORDINAL ? ordinal : (set.position?.[i] ?? null),
-    );
-    return { ...set, position };
-  });
+  return sets.map((set) =>
+    set.relation === ASSESSMENTS.name ? { ...set, position: placedAt(ordinal) } : set,
+  );
 }
 
 /** The attack run ids in the memos' stored attack_runs rows, by memo key. */
