@@ -17,8 +17,9 @@
  * verified file is memoized: an unverified one (a forced load) is always read.
  *
  * Retention deletes a memo once any of its row sets is no longer mapped (its rows are gone), and a
- * summary's memo with any assessment memo it names; the load also checks that every row set is still
- * mapped, and every named memo usable, before it uses one.
+ * summary's memo with any assessment memo it names, in the transaction that deletes the mappings: so a
+ * stored memo's row sets are always there, and the load only checks that every memo a summary's memo
+ * names is stored.
  */
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -139,9 +140,12 @@ export function summaryMemoKey(file: ManifestFile, entry: ProjectEntry): string 
 }
 
 /**
- * The memos stored under `keys` whose row sets are all still mapped by some snapshot, and whose
- * referenced memos (a summary's assessments') are usable too, with those memos' row sets in place:
- * one query for the memos, one for their row sets, the same again for the referenced ones.
+ * The memos stored under `keys`, with their row sets and the ids in their attack_runs rows, and with
+ * the memos they name (a summary's assessments') in place: one query, and one more for named memos.
+ * A memo naming one that is gone is not usable. Every row set a stored memo names is mapped: retention
+ * deletes a memo in the same transaction as the last mapping of any of its row sets
+ * (deleteStaleSummaryMemos), and nothing else deletes mappings, so this does not look at the mappings
+ * (that scan grows with every night of history, and a load makes one lookup per changed summary).
  */
 export async function readSummaryMemos(
   conn: DuckDBConnection,
@@ -150,59 +154,54 @@ export async function readSummaryMemos(
   const found = new Map<string, SummaryMemo>();
   if (keys.length === 0) return found;
   const list = [...new Set(keys)].map(quoteLiteral).join(', ');
-  const memos = await conn.runAndReadAll(
-    `SELECT memo_key, memo FROM summary_memos WHERE memo_key IN (${list})`,
-  );
-  const sets = await conn.runAndReadAll(
-    `SELECT r.memo_key, r.relation, r.row_set, r.rows,
-            r.relation = '${MEMO_REFERENCE}' OR EXISTS (
-              SELECT 1 FROM snapshot_row_sets m WHERE m.relation = r.relation AND m.row_set = r.row_set) AS mapped,
+  const reader = await conn.runAndReadAll(
+    `WITH sets AS (SELECT * FROM summary_memo_row_sets WHERE memo_key IN (${list})),
+     runs AS (
+       SELECT row_set, to_json(list(attack_run_id ORDER BY attack_run_id))::VARCHAR AS ids
+       FROM stored_attack_runs
+       WHERE row_set IN (SELECT row_set FROM sets WHERE relation = 'attack_runs') AND attack_run_id IS NOT NULL
+       GROUP BY row_set)
+     SELECT m.memo_key, m.memo, r.relation, r.row_set, r.rows, runs.ids,
             ${POSITION_COLUMNS.map((c) => `r.${c.name}`).join(', ')}
-     FROM summary_memo_row_sets r WHERE r.memo_key IN (${list})`,
+     FROM summary_memos m
+     LEFT JOIN sets r ON r.memo_key = m.memo_key
+     LEFT JOIN runs ON r.relation = 'attack_runs' AND runs.row_set = r.row_set
+     WHERE m.memo_key IN (${list})
+     ORDER BY m.memo_key, r.relation, r.row_set, r.ordinal`,
   );
-  const rowSets = new Map<string, MemoRowSet[]>();
-  const references = new Map<string, { key: string; ordinal: number }[]>();
-  const broken = new Set<string>();
-  const push = <T>(map: Map<string, T[]>, key: string, item: T): void => {
-    const list = map.get(key);
-    if (list) list.push(item);
-    else map.set(key, [item]);
-  };
-  for (const [key, relation, rowSet, rows, mapped, ...cells] of sets.getRows()) {
-    if (mapped !== true) broken.add(String(key));
+  const memos = new Map<
+    string,
+    {
+      outcome: string;
+      rowSets: MemoRowSet[];
+      runIds: string[];
+      references: { key: string; ordinal: number }[];
+    }
+  >();
+  for (const [key, memo, relation, rowSet, rows, runIds, ...cells] of reader.getRows()) {
+    let entry = memos.get(String(key));
+    if (!entry)
+      memos.set(String(key), (entry = { outcome: String(memo), rowSets: [], runIds: [], references: [] }));
+    if (relation === null) continue;
     const position = cells.map((v) => (typeof v === 'bigint' ? Number(v) : v)) as CellValue[];
-    if (relation === MEMO_REFERENCE)
-      push(references, String(key), { key: String(rowSet), ordinal: Number(position[ORDINAL]) });
-    else
-      push(rowSets, String(key), {
-        relation: String(relation),
-        rowSet: String(rowSet),
-        rows: Number(rows),
-        position,
-      });
+    if (relation === MEMO_REFERENCE) {
+      entry.references.push({ key: String(rowSet), ordinal: Number(position[ORDINAL]) });
+      continue;
+    }
+    entry.rowSets.push({ relation: String(relation), rowSet: String(rowSet), rows: Number(rows), position });
+    if (runIds !== null) entry.runIds.push(...(JSON.parse(String(runIds)) as string[]));
   }
   const referenced = await readSummaryMemos(
     conn,
-    [...references.values()].flat().map((r) => r.key),
+    [...memos.values()].flatMap((m) => m.references.map((r) => r.key)),
   );
-  const usable = memos
-    .getRows()
-    .filter(([key]) => !broken.has(String(key)))
-    .filter(([key]) => (references.get(String(key)) ?? []).every((r) => referenced.has(r.key)));
-  const runIds = await attackRunIdsOf(
-    conn,
-    usable.map(([key]) => String(key)),
-  );
-  for (const [key, memo] of usable) {
-    const outcome = JSON.parse(String(memo)) as SummaryOutcome;
-    const parts = (references.get(String(key)) ?? []).map((r) => ({ ...r, memo: referenced.get(r.key)! }));
-    found.set(String(key), {
-      ...outcome,
-      rowSets: [
-        ...(rowSets.get(String(key)) ?? []),
-        ...parts.flatMap((part) => placedRowSets(part.memo.rowSets, part.ordinal)),
-      ],
-      attackRunIds: [...(runIds.get(String(key)) ?? []), ...parts.flatMap((part) => part.memo.attackRunIds)],
+  for (const [key, { outcome, rowSets, runIds, references }] of memos) {
+    if (!references.every((r) => referenced.has(r.key))) continue;
+    const parts = references.map((r) => ({ ...r, memo: referenced.get(r.key)! }));
+    found.set(key, {
+      ...(JSON.parse(outcome) as SummaryOutcome),
+      rowSets: [...rowSets, ...parts.flatMap((part) => placedRowSets(part.memo.rowSets, part.ordinal))],
+      attackRunIds: [...runIds, ...parts.flatMap((part) => part.memo.attackRunIds)],
     });
   }
   return found;
@@ -222,27 +221,6 @@ export function placedRowSets(sets: readonly MemoRowSet[], ordinal: number): Mem
   return sets.map((set) =>
     set.relation === ASSESSMENTS.name ? { ...set, position: placedAt(ordinal) } : set,
   );
-}
-
-/** The attack run ids in the memos' stored attack_runs rows, by memo key. */
-async function attackRunIdsOf(
-  conn: DuckDBConnection,
-  keys: readonly string[],
-): Promise<Map<string, string[]>> {
-  const ids = new Map<string, string[]>();
-  if (keys.length === 0) return ids;
-  const reader = await conn.runAndReadAll(
-    `SELECT r.memo_key, a.attack_run_id FROM summary_memo_row_sets r
-       JOIN stored_attack_runs a ON a.row_set = r.row_set
-       WHERE r.relation = 'attack_runs' AND r.memo_key IN (${keys.map(quoteLiteral).join(', ')})
-         AND a.attack_run_id IS NOT NULL`,
-  );
-  for (const [key, id] of reader.getRows()) {
-    const list = ids.get(String(key));
-    if (list) list.push(String(id));
-    else ids.set(String(key), [String(id)]);
-  }
-  return ids;
 }
 
 /** A summary parsed by this load: what it gave, the row sets its rows formed, the memos it names. */

@@ -466,6 +466,31 @@ describe('a project summary loaded before (summary memos)', () => {
       expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
   });
 
+  it('is read again when an assessment memo its memo names is gone: that assessment is built again, as a full read gives it', async () => {
+    const db = await copyDatabase(secondLoaded, path.join(work.dir, 'memo-named-gone.duckdb'));
+    const [gone] = await execute(db, [
+      `CREATE TEMP TABLE gone AS SELECT r.row_set AS memo_key FROM summary_memo_row_sets r
+         JOIN summary_memos m ON m.memo_key = r.memo_key
+         WHERE r.relation = '@memo' AND json_extract_string(m.memo, '$.scope.project_key') = 'support-agent'
+         ORDER BY r.ordinal LIMIT 1`,
+      'DELETE FROM summary_memos WHERE memo_key IN (SELECT memo_key FROM gone)',
+      'SELECT count(*) AS n FROM gone',
+    ]);
+    expect(Number(gone?.n)).toBe(1);
+    const id = '20260316T060000Z-named-memo-gone';
+    const day2 = await nextNight(FIXTURES.second, id, (dir) => editSummary(dir, 'payments-bot', 'changed'));
+    const events: LoadProgress[] = [];
+    await loadSnapshots(db, [day2], { onProgress: (e) => events.push(e) });
+    // support-agent's summary memo is not usable without it: the summary is read, its other
+    // assessments taken from their memos. Built: that one, and payments-bot's edited one.
+    expect(events.some((e) => e.type === 'summaries_reused')).toBe(false);
+    const reused = events.find((e) => e.type === 'assessments_reused');
+    expect(reused && reused.type === 'assessments_reused' && reused.assessments - reused.reused).toBe(2);
+    const alone = await fullRead(day2, 'memo-named-gone');
+    for (const table of EVERY_TABLE())
+      expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
+  });
+
   it('is read again when the same bytes stand for another manifest entry (the key covers the entry)', async () => {
     const db = await copyDatabase(secondLoaded, path.join(work.dir, 'memo-entry.duckdb'));
     const id = '20260316T060000Z-entry-changed';
