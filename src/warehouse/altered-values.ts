@@ -16,8 +16,6 @@ import { ALTERED_VALUES } from './schema.js';
 
 /** One lone surrogate or more, each not part of a pair. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-/** Cheap test on raw file text: does it hold any surrogate escape at all (paired or not)? */
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /** A value stored altered: where it is in the snapshot's bytes and what it was. */
 export interface AlteredValue {
@@ -76,13 +74,21 @@ export function repairLoneSurrogates(
 }
 
 /**
- * Whether JSON text can hold a lone surrogate at all. Text decoded from UTF-8 holds none of its own
- * (the decoder turns invalid bytes into U+FFFD), so only a `\\uD8xx`-style escape can produce one: a
- * body without such an escape needs no walk through repairLoneSurrogates (a 1.4 MB project summary
- * walked for nothing cost ~15 ms a night).
+ * Whether JSON text (or its UTF-8 bytes) can hold a lone surrogate at all. Text decoded from UTF-8
+ * holds none of its own (the decoder turns invalid bytes into U+FFFD), so only a `\\uD8xx`-style
+ * escape can produce one: a body without such an escape needs no walk through repairLoneSurrogates (a
+ * 1.4 MB project summary walked for nothing cost ~15 ms a night). Any surrogate escape counts, paired
+ * or not. indexOf finds the rare `\\u` faster than a regular expression scans (~5x on summaries).
  */
-export function mayHoldLoneSurrogates(jsonText: string): boolean {
-  return SURROGATE_ESCAPE.test(jsonText);
+export function mayHoldLoneSurrogates(json: string | Buffer): boolean {
+  const at = (i: number): number => (typeof json === 'string' ? json.charCodeAt(i) : (json[i] ?? 0));
+  // \\u, then d or D, then 8, 9, a-f or A-F: an escape of U+D800..U+DFFF.
+  const isD = (c: number): boolean => c === 0x64 || c === 0x44;
+  const isHigh = (c: number): boolean =>
+    c === 0x38 || c === 0x39 || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
+  for (let i = json.indexOf('\\u'); i >= 0; i = json.indexOf('\\u', i + 2))
+    if (isD(at(i + 2)) && isHigh(at(i + 3))) return true;
+  return false;
 }
 
 /** The load warning that says values were stored altered (snapshots and journals alike). */

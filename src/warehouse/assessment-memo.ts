@@ -1,22 +1,29 @@
 /**
- * An assessment a changed project summary lists as before is not built into rows again. A project's
- * summary lists every assessment of the project and changes whenever one is added, so without this a
- * night parses the whole summary (cheap: JSON.parse) and builds and keys the rows of every assessment
- * it ever listed (not cheap, and growing with every night of history). With it, only the new or changed
- * assessments are built.
+ * An assessment a changed project summary lists as before is neither parsed nor built into rows
+ * again. A project's summary lists every assessment of the project and changes whenever one is added,
+ * so without this a night parses the whole summary and builds and keys the rows of every assessment it
+ * ever listed (growing with every night of history). With it, only the new or changed assessments are
+ * parsed and built.
  *
- *   changed summary, parsed ─▶ per assessment: key = memo key of (its JSON, the project, the file)
- *     ─▶ a memo of that key, every row set still mapped? ─▶ yes: map its row sets (the assessment's row
- *        at its position now), its id and its attack runs' ids are the summary's as before
- *     ─▶ no: build its rows (a part of their own, never mixed with the summary's other rows); when
- *        that raised no warning, they are recorded as its memo when the load commits
+ *   changed summary text ─▶ the assessments array's items, located in the text (json-slices.ts)
+ *     ─▶ the rest of the summary (the shell) parsed; per item: key = memo key of (its bytes, the
+ *        project, the file)
+ *     ─▶ a memo of that key? ─▶ yes: map its row sets (the assessment's row at its position now); the
+ *        item stays unparsed (its id, from the memo, stands in for it), its attack runs' ids are the
+ *        summary's as before
+ *     ─▶ no: parse the item and build its rows (a part of their own, never mixed with the summary's
+ *        other rows); when that raised no warning, they are recorded as its memo when the load commits
  *
  * An assessment's rows depend on its JSON, the project scope and the summary's path (a top finding's
  * source_file), and, only through JSON paths in warnings, on its index: so an assessment that raised a
  * warning is not memoized, and its `ordinal` (its row's position) is kept in the mapping (row-sets.ts).
- * Memos live with the summaries' (summary-memo.ts: same tables, same retention).
+ * The key is of the item's bytes, not of its parsed value: equal bytes parse to equal values (-0
+ * included, which JSON.stringify would write as 0); a service that wrote the same assessment with
+ * other whitespace costs one night of building it again. Items that cannot be a row set of their own
+ * (not an object, an id that is not a string or that another item shares) are parsed and built, not
+ * memoized. Memos live with the summaries' (summary-memo.ts: same tables, same retention).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import { arrayMemberSlices, withEmptyArray } from './json-slices.js';
 import { isPlainObject, type RowCollector } from './row-builder.js';
 import {
   memoKey,
@@ -26,39 +33,15 @@ import {
   type SummaryMemoLoad,
 } from './summary-memo.js';
 import type { ScopeContext } from './assessment-rows.js';
+import { projectScope, type ProjectEntry } from './summary-rows.js';
 
-/**
- * A JSON number that is negative zero, or text that looks like one: JSON.stringify writes -0 as 0, so
- * a summary holding one has no assessment memo (its key could not tell -0 from 0; the rows can).
- */
-const NEGATIVE_ZERO = /-0(?:\.0*)?(?:[eE][+-]?\d+)?(?=[\s,\]}])/;
-
-/**
- * Each assessment's memo key, or undefined where it has none: not an object, an id that is not a
- * string or that another assessment of the summary shares (their rows would form one row set), or a
- * summary whose text may hold a negative zero.
- */
-export function assessmentMemoKeys(
-  assessments: readonly unknown[],
-  scope: ScopeContext,
-  file: string,
-  text: string,
-): (string | undefined)[] {
-  if (NEGATIVE_ZERO.test(text)) return assessments.map(() => undefined);
-  const ids = new Map<string, number>();
-  for (const a of assessments)
-    if (isPlainObject(a) && typeof a.id === 'string') ids.set(a.id, (ids.get(a.id) ?? 0) + 1);
-  const facts = { file, project_id: scope.project_id, project_key: scope.project_key };
-  return assessments.map((a) =>
-    isPlainObject(a) && typeof a.id === 'string' && ids.get(a.id) === 1
-      ? memoKey('assessment', facts, JSON.stringify(a))
-      : undefined,
-  );
+/** The memo key of an assessment: its bytes in the summary, with the project and the summary's path. */
+export function assessmentMemoKey(item: string | Uint8Array, scope: ScopeContext, file: string): string {
+  return memoKey('assessment', { file, project_id: scope.project_id, project_key: scope.project_key }, item);
 }
 
-/** What collectOrReuseAssessments works with: the load's memos, collector and mappings. */
+/** What readWithAssessmentMemos works with: the load's memos, collector and mappings. */
 export interface AssessmentMemoContext {
-  conn: DuckDBConnection;
   memos: SummaryMemoLoad;
   sink: RowCollector;
   /** Maps a memo's row sets to the snapshot (their rows counted as their relations'). */
@@ -69,39 +52,125 @@ export interface AssessmentMemoContext {
   reused: { reused: number; assessments: number };
 }
 
-/** A changed summary being parsed: its memo unit, body and text, path and project scope. */
-export interface ChangedSummary {
-  summary: MemoUnit;
-  body: unknown;
-  text: string;
-  file: string;
-  scope: ScopeContext;
+/** An item of the assessments array: its bytes, memo key, and parsed value or the id a memo gives. */
+interface Item {
+  bytes: Buffer;
+  key: string | undefined;
+  value: unknown;
+  /** A memo stands for the item (it is not parsed). */
+  memoized: boolean;
 }
 
 /**
- * How a changed summary's assessments are collected (see the module comment): one whose memo is usable
- * is mapped from it; any other is collected as a unit of its own within the summary's, memoized unless
- * it raised a warning. Reads the usable memos first (one query).
+ * A changed summary whose assessments are located in its bytes and keyed, the rest of it parsed
+ * (locateAssessments), before their memos are read: the memos of every changed summary's assessments
+ * are read in one query (memoKeysOf).
  */
-export async function collectOrReuseAssessments(
+export interface LocatedSummary {
+  /** The summary without its assessments (an empty list in their place). */
+  body: Record<string, unknown>;
+  scope: ScopeContext;
+  items: readonly Item[];
+}
+
+/**
+ * Locates and keys a changed summary's assessments (no database needed). Undefined when the bytes are
+ * not an object with one array of assessments, or the rest of it is not JSON: the caller parses the
+ * whole text then (and reports where it is malformed).
+ */
+export function locateAssessments(
+  bytes: Buffer,
+  file: string,
+  entry: ProjectEntry,
+): LocatedSummary | undefined {
+  const slices = arrayMemberSlices(bytes, 'assessments');
+  if (!slices) return undefined;
+  const body = parseOrUndefined(withEmptyArray(bytes, slices));
+  if (!isPlainObject(body)) return undefined;
+  const scope = projectScope(entry, body);
+  const items = slices.items.map(([start, end]): Item => {
+    const item = bytes.subarray(start, end);
+    return { bytes: item, key: assessmentMemoKey(item, scope, file), value: undefined, memoized: false };
+  });
+  return { body, scope, items };
+}
+
+/** The memo keys of a located summary's assessments. */
+export function memoKeysOf(located: LocatedSummary): string[] {
+  return located.items.flatMap((item) => (item.key === undefined ? [] : [item.key]));
+}
+
+/** A changed summary as read here: its body, and how collectProjectSummary collects each assessment. */
+export interface ReadSummary {
+  /** The parsed summary; an assessment a memo stands for is `{ id }` in its list. */
+  body: Record<string, unknown>;
+  eachAssessment: (assessment: unknown, index: number, collect: () => void) => void;
+}
+
+/**
+ * Reads a located summary as the module comment says, once the memos of its assessments were read
+ * (`context.memos`). Undefined when an assessment to parse is not JSON: the caller parses the whole
+ * text then. Call it once per located summary.
+ */
+export function readWithAssessmentMemos(
   context: AssessmentMemoContext,
-  { summary, body, text, file, scope }: ChangedSummary,
-): Promise<(assessment: unknown, index: number, collect: () => void) => void> {
+  summary: MemoUnit,
+  { body, scope, items }: LocatedSummary,
+): ReadSummary | undefined {
+  const { memos } = context;
+  for (const item of items) {
+    const id = item.key === undefined ? undefined : memos.memoOf(item.key)?.assessmentIds[0];
+    if (id !== undefined) Object.assign(item, { value: { id }, memoized: true });
+    else if (!parseItem(item)) return undefined;
+  }
+  // Items sharing an id would form one row set: none of them is its own memo.
+  const ids = new Map<unknown, number>();
+  for (const { value } of items) if (isPlainObject(value)) ids.set(value.id, (ids.get(value.id) ?? 0) + 1);
+  for (const item of items) {
+    const id = isPlainObject(item.value) ? item.value.id : undefined;
+    if (typeof id === 'string' && ids.get(id) === 1) continue;
+    if (item.memoized && !parseItem(item)) return undefined;
+    Object.assign(item, { key: undefined, memoized: false });
+  }
+  context.reused.assessments += items.length;
+  return {
+    body: { ...body, assessments: items.map((item) => item.value) },
+    eachAssessment: eachAssessmentOf(context, summary, scope, items),
+  };
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Parses an item's bytes into its value; false when they are not JSON. */
+function parseItem(item: Item): boolean {
+  item.value = parseOrUndefined(item.bytes.toString('utf8'));
+  return item.value !== undefined;
+}
+
+/**
+ * How each assessment is collected: one a memo stands for is mapped from it; any other is collected
+ * as a unit of its own within the summary's, memoized unless it raised a warning or has no key.
+ */
+function eachAssessmentOf(
+  context: AssessmentMemoContext,
+  summary: MemoUnit,
+  scope: ScopeContext,
+  items: readonly Item[],
+): ReadSummary['eachAssessment'] {
   const { memos, sink } = context;
-  const list = isPlainObject(body) && Array.isArray(body.assessments) ? body.assessments : [];
-  const keys = assessmentMemoKeys(list, scope, file, text);
-  await memos.prepare(
-    context.conn,
-    keys.filter((key): key is string => key !== undefined),
-  );
-  context.reused.assessments += list.length;
   const { snapshot_id: _id, ...unscoped } = scope;
-  return (_assessment, index, collect) => {
-    const key = keys[index];
+  return (assessment, index, collect) => {
+    const { key, memoized } = items[index]!;
     if (key === undefined) return collect();
-    // An assessment's memo holds no warnings or altered values (one that raised a warning has none).
-    const memo = memos.memoOf(key);
-    if (memo) {
+    if (memoized) {
+      // An assessment's memo holds no warnings or altered values (one that raised a warning has none).
+      const memo = memos.memoOf(key)!;
       context.map(placedRowSets(memo.rowSets, index));
       memos.reference(summary, key, index);
       for (const id of memo.attackRunIds)
@@ -114,11 +183,11 @@ export async function collectOrReuseAssessments(
     collect();
     if (sink.warnings.length > warningsBefore) return memos.discard(unit);
     memos.reference(summary, key, index);
-    // The summary gives the assessment's id and scope; its memo needs only its row sets.
+    // Its id stands in for it when a later load takes it from the memo (not parsed then).
     memos.close(unit, sink.rows, {
       scope: unscoped,
       assessments: 1,
-      assessmentIds: [],
+      assessmentIds: [(assessment as { id: string }).id],
       warnings: [],
       altered: [],
     });

@@ -28,14 +28,14 @@ import { isShared, SnapshotRowSets } from './row-sets.js';
 import { mapLikeTwin, recordInputs, snapshotInputsKey, snapshotWithInputs } from './snapshot-inputs.js';
 import { isPlainObject, RowCollector, warningRows } from './row-builder.js';
 import type { ScopeContext } from './assessment-rows.js';
-import {
-  collectProjectSummary,
-  collectProjectWithoutSummary,
-  projectScope,
-  type ProjectEntry,
-} from './summary-rows.js';
+import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
 import { SummaryMemoLoad, summaryMemoKey, type MemoRowSet, type SummaryMemo } from './summary-memo.js';
-import { collectOrReuseAssessments } from './assessment-memo.js';
+import {
+  locateAssessments,
+  memoKeysOf,
+  readWithAssessmentMemos,
+  type LocatedSummary,
+} from './assessment-memo.js';
 import { snapshotTrialCounts } from './trial-content.js';
 import { manifestFilesOf, type SnapshotTrialCounts, type SnapshotTrials } from './snapshot-trials.js';
 import {
@@ -122,38 +122,43 @@ export class SnapshotLoad {
 
   /** The parsed body of a manifest file; a missing one (forced load) is reported, and undefined. */
   private async readBody(file: ManifestFile): Promise<unknown> {
-    return (await this.readBodyAndText(file))?.body;
+    const bytes = await this.readBytes(file);
+    if (bytes === undefined) this.reportMissing(file);
+    return bytes === undefined ? undefined : this.parseBody(file, bytes.toString('utf8'));
   }
 
-  /** readBody(), with the file's text. */
-  private async readBodyAndText(file: ManifestFile): Promise<{ body: unknown; text: string } | undefined> {
-    const full = resolveInside(this.dir, file.path);
+  /** A manifest file's bytes; undefined when it is missing (a forced load: see reportMissing). */
+  private async readBytes(file: ManifestFile): Promise<Buffer | undefined> {
     try {
-      const text = await readFile(full, 'utf8');
-      const body = parseJsonText(text, path.join(this.dir, file.path));
-      if (!mayHoldLoneSurrogates(text)) return { body, text };
-      // Stored as UTF-8, a lone surrogate would silently become U+FFFD: do it here, and keep the original.
-      const repaired = repairLoneSurrogates(body, '$', (jsonPath, original) =>
-        this.altered.push({
-          file: file.path,
-          jsonPath,
-          originalJson: JSON.stringify(original),
-          table: null,
-          rowKey: null,
-        }),
-      );
-      return { body: repaired, text };
+      return await readFile(resolveInside(this.dir, file.path));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        this.sink.warn(
-          'file_missing',
-          `${file.path} is listed in the manifest but missing; not loaded`,
-          file.path,
-        );
-        return undefined;
-      }
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
+  }
+
+  private reportMissing(file: ManifestFile): void {
+    this.sink.warn(
+      'file_missing',
+      `${file.path} is listed in the manifest but missing; not loaded`,
+      file.path,
+    );
+  }
+
+  /** A file's text parsed, lone surrogates repaired (and the originals kept: altered-values.ts). */
+  private parseBody(file: ManifestFile, text: string): unknown {
+    const body = parseJsonText(text, path.join(this.dir, file.path));
+    if (!mayHoldLoneSurrogates(text)) return body;
+    // Stored as UTF-8, a lone surrogate would silently become U+FFFD: do it here, and keep the original.
+    return repairLoneSurrogates(body, '$', (jsonPath, original) =>
+      this.altered.push({
+        file: file.path,
+        jsonPath,
+        originalJson: JSON.stringify(original),
+        table: null,
+        rowKey: null,
+      }),
+    );
   }
 
   private checkCount(file: ManifestFile, loaded: number, records?: { body: unknown; field: string }): void {
@@ -314,14 +319,37 @@ export class SnapshotLoad {
       this.conn,
       memoKeys.filter((key): key is string => key !== undefined),
     );
-    for (const [i, { entry, file, unlisted }] of toLoad.entries()) {
-      if (file && unlisted)
-        this.sink.warn(
-          'unlisted_summary',
-          `${file.path} has no entry in manifest.projects; loaded under its own key`,
-          file.path,
-        );
-      await this.loadProject(entry, file, memoKeys[i]);
+    // The changed summaries are read and their assessments located a batch at a time before they are
+    // loaded, so that one query reads the memos of all their assessments (assessment-memo.ts); a
+    // batch holds up to SUMMARY_BATCH_BYTES of summaries (a first load reads every summary).
+    for (let first = 0; first < toLoad.length;) {
+      const changed = new Map<number, ChangedSummary>();
+      let end = first;
+      for (let held = 0; end < toLoad.length && (end === first || held < SUMMARY_BATCH_BYTES); end++) {
+        const { entry, file } = toLoad[end]!;
+        const key = memoKeys[end];
+        if (!file || key === undefined || this.summaryMemos.memoOf(key)) continue;
+        const bytes = await this.readBytes(file);
+        held += bytes?.length ?? 0;
+        // A summary that may hold lone surrogates is parsed whole: their repair walks every value.
+        const located =
+          bytes && !mayHoldLoneSurrogates(bytes) ? locateAssessments(bytes, file.path, entry) : undefined;
+        changed.set(end, { bytes, located });
+      }
+      await this.summaryMemos.prepare(
+        this.conn,
+        [...changed.values()].flatMap(({ located }) => (located ? memoKeysOf(located) : [])),
+      );
+      for (; first < end; first++) {
+        const { entry, file, unlisted } = toLoad[first]!;
+        if (file && unlisted)
+          this.sink.warn(
+            'unlisted_summary',
+            `${file.path} has no entry in manifest.projects; loaded under its own key`,
+            file.path,
+          );
+        await this.loadProject(entry, file, memoKeys[first], changed.get(first));
+      }
     }
     if (this.summaryMemos.reused > 0)
       this.progress({
@@ -338,6 +366,7 @@ export class SnapshotLoad {
     entry: ProjectEntry,
     file: ManifestFile | undefined,
     memoKey?: string,
+    changed?: ChangedSummary,
   ): Promise<void> {
     const memo = memoKey === undefined ? undefined : this.summaryMemos.memoOf(memoKey);
     if (file && memo) {
@@ -346,31 +375,33 @@ export class SnapshotLoad {
     }
     const runsBefore = this.sink.count(ATTACK_RUNS.name);
     const [warningsBefore, alteredBefore] = [this.sink.warnings.length, this.altered.length];
-    const read = file ? await this.readBodyAndText(file) : undefined;
-    if (!file || read === undefined) {
+    const bytes = changed ? changed.bytes : file && (await this.readBytes(file));
+    if (file && !bytes) this.reportMissing(file);
+    if (!file || !bytes) {
       this.projectScopes.set(entry.requestedKey, collectProjectWithoutSummary(entry, this.sink));
       return;
     }
-    const { body, text } = read;
     const unit = memoKey === undefined ? undefined : this.summaryMemos.open(memoKey, this.sink.rows);
-    const eachAssessment =
-      unit &&
-      (await collectOrReuseAssessments(
-        {
-          conn: this.conn,
-          memos: this.summaryMemos,
-          sink: this.sink,
-          map: (sets) => this.mapMemoRowSets(sets),
-          runScopes: this.runScopes,
-          reused: this.assessmentsReused,
-        },
-        { summary: unit, body, text, file: file.path, scope: projectScope(entry, body) },
-      ));
+    const read =
+      unit && changed?.located
+        ? readWithAssessmentMemos(
+            {
+              memos: this.summaryMemos,
+              sink: this.sink,
+              map: (sets) => this.mapMemoRowSets(sets),
+              runScopes: this.runScopes,
+              reused: this.assessmentsReused,
+            },
+            unit,
+            changed.located,
+          )
+        : undefined;
+    const body = read ? read.body : this.parseBody(file, bytes.toString('utf8'));
     const { scope, assessments, assessmentIds } = collectProjectSummary(
       entry,
       body,
       this.sink,
-      eachAssessment,
+      read?.eachAssessment,
     );
     this.projectScopes.set(entry.requestedKey, scope);
     this.checkCount(file, assessments, { body, field: 'assessments' });
@@ -518,3 +549,15 @@ export class SnapshotLoad {
 
 /** The trial tables: written by loadTrials(), not from collected rows. */
 const TRIAL_STORAGE: readonly TableDef[] = [SNAPSHOT_TRIAL_FILES, TRIAL_CONTENT, TRIAL_CONTENT_FILES];
+
+/** How many bytes of changed summaries loadSummaries reads ahead (their memos read in one query). */
+const SUMMARY_BATCH_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A changed summary read before the others are loaded (loadSummaries): its bytes (undefined: missing)
+ * and its assessments located, where the bytes allow (assessment-memo.ts).
+ */
+interface ChangedSummary {
+  bytes: Buffer | undefined;
+  located: LocatedSummary | undefined;
+}

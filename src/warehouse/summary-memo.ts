@@ -39,9 +39,10 @@ import { quoteLiteral } from './sql.js';
 /**
  * Bumped whenever what a memo holds changes within one version (how rows are built is ROW_FORMAT, the
  * columns of the tables TABLE_COLUMNS: both are in the key by themselves). 2: row sets carry positions.
- * 3: a summary's memo names its assessments' memos (MEMO_REFERENCE).
+ * 3: a summary's memo names its assessments' memos (MEMO_REFERENCE). 4: an assessment's memo is keyed
+ * by its bytes and holds its id (assessment-memo.ts).
  */
-const MEMO_FORMAT = 3;
+const MEMO_FORMAT = 4;
 
 /**
  * A summary_memo_row_sets row of this relation names another memo instead of a row set: a summary's
@@ -109,7 +110,11 @@ export interface SummaryMemo extends SummaryOutcome {
  * A memo key: the sha256 of what every memo depends on (the memo format, how rows are built, the
  * airt-report version, the shared tables' columns), the memo's kind and its own facts, then `text`.
  */
-export function memoKey(kind: 'summary' | 'assessment', facts: unknown, text = ''): string {
+export function memoKey(
+  kind: 'summary' | 'assessment',
+  facts: unknown,
+  text: string | Uint8Array = '',
+): string {
   return createHash('sha256')
     .update(
       JSON.stringify({

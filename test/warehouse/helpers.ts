@@ -59,6 +59,30 @@ export async function reseal(
   await writeFile(file, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
+/**
+ * Edits the assessments of a fixture's summary as the service changes them overnight: `edit` gets the
+ * list and returns the new one. Every assessment equal to one listed before keeps its bytes (the
+ * fixture's layout, Python's: `3600.0`); the others are written in that layout by JS. Works on the
+ * fixtures' two-space layout on its own (not through the loader's scanner): an assessment is the
+ * text from "\n    {" to "\n    }" within the "assessments" array.
+ */
+export async function editAssessments(
+  file: string,
+  edit: (list: Record<string, unknown>[]) => Record<string, unknown>[],
+): Promise<void> {
+  const text = await readFile(file, 'utf8');
+  const open = text.indexOf('"assessments": [');
+  const close = text.indexOf('\n  ]', open);
+  if (open < 0 || close < 0) throw new Error(`${file} is not laid out as the fixtures are`);
+  const items = [...text.slice(open, close).matchAll(/\n {4}\{[^]*?\n {4}\}/g)].map((m) => m[0].trimStart());
+  const bytesOf = new Map(items.map((item) => [JSON.stringify(JSON.parse(item)), item]));
+  const edited = edit(items.map((item) => JSON.parse(item) as Record<string, unknown>));
+  const layout = (a: unknown): string => JSON.stringify(a, null, 2).replace(/\n/g, '\n    ');
+  const written = edited.map((a) => bytesOf.get(JSON.stringify(a)) ?? layout(a));
+  const list = written.length === 0 ? '' : `\n    ${written.join(',\n    ')}`;
+  await writeFile(file, `${text.slice(0, open)}"assessments": [${list}${text.slice(close)}`);
+}
+
 /** Rows of a query as objects. */
 export async function rows(db: string, sql: string): Promise<Record<string, unknown>[]> {
   const result = await runQuery(db, sql);

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/snapshot/manifest.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { SHARED_TABLES, storedName } from '../../src/warehouse/row-sets.js';
-import { copyFixture, FIXTURES, reseal, rows, tempDir } from './helpers.js';
+import { copyFixture, editAssessments, FIXTURES, reseal, rows, tempDir } from './helpers.js';
 import { loadKilledAt } from './killed-load.js';
 
 const KILLS = 6;
@@ -31,10 +31,10 @@ async function night(id: string, notes?: string): Promise<string> {
   if (notes !== undefined) {
     const body = JSON.parse(await readFile(finding, 'utf8')) as Record<string, unknown>;
     await writeFile(finding, JSON.stringify({ ...body, notes }));
-    const summary = path.join(dir, 'projects/payments-bot/summary.json');
-    const project = JSON.parse(await readFile(summary, 'utf8')) as { assessments: Record<string, unknown>[] };
-    project.assessments[0] = { ...project.assessments[0], name: notes };
-    await writeFile(summary, JSON.stringify(project));
+    await editAssessments(path.join(dir, 'projects/payments-bot/summary.json'), ([first, ...rest]) => [
+      { ...first, name: notes },
+      ...rest,
+    ]);
   }
   const original = JSON.parse(
     await readFile(path.join(FIXTURES.second, 'manifest.json'), 'utf8'),

@@ -13,9 +13,18 @@ import type { Manifest } from '../../src/snapshot/manifest.js';
 import { verifySnapshot } from '../../src/snapshot/verify.js';
 import { loadSnapshots, type LoadProgress } from '../../src/warehouse/loader.js';
 import { pruneWarehouse } from '../../src/warehouse/prune.js';
-import { assessmentMemoKeys } from '../../src/warehouse/assessment-memo.js';
+import { assessmentMemoKey } from '../../src/warehouse/assessment-memo.js';
 import { rowSetKey, SHARED_TABLES, storedName } from '../../src/warehouse/row-sets.js';
-import { copyDatabase, copyFixture, FIXTURES, reseal, rows, tempDir } from './helpers.js';
+import {
+  copyDatabase,
+  copyFixture,
+  editAssessments,
+  FIXTURES,
+  reseal,
+  rows,
+  tableCounts,
+  tempDir,
+} from './helpers.js';
 import { toVersion10Statements } from './schema-downgrade.js';
 
 let work: Awaited<ReturnType<typeof tempDir>>;
@@ -238,10 +247,10 @@ describe('shared row sets', () => {
 
 /** Edits one project summary of a snapshot copy: a field of its first assessment. */
 async function editSummary(dir: string, project: string, notes: string): Promise<void> {
-  const file = path.join(dir, 'projects', project, 'summary.json');
-  const body = JSON.parse(await readFile(file, 'utf8')) as { assessments: Record<string, unknown>[] };
-  body.assessments[0] = { ...body.assessments[0], name: notes };
-  await writeFile(file, JSON.stringify(body));
+  await editAssessments(path.join(dir, 'projects', project, 'summary.json'), ([first, ...rest]) => [
+    { ...first, name: notes },
+    ...rest,
+  ]);
 }
 
 /** Every table of one snapshot as a full read of `dir` alone into a new database gives it. */
@@ -269,16 +278,15 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
 
   /** payments-bot's first assessment again under new ids, listed first (its runs renamed with it). */
   async function addAssessment(dir: string): Promise<void> {
-    const file = path.join(dir, 'projects', 'payments-bot', 'summary.json');
-    const body = JSON.parse(await readFile(file, 'utf8')) as { assessments: Record<string, unknown>[] };
-    const first = body.assessments[0] as { attack_runs: Record<string, unknown>[] };
-    const runs = first.attack_runs.map((run, i) => ({
-      ...run,
-      id: `f0000000-0000-4000-8000-0000000000a${i}`,
-      assessment_id: NEW_ASSESSMENT,
-    }));
-    body.assessments.unshift({ ...first, id: NEW_ASSESSMENT, name: 'added overnight', attack_runs: runs });
-    await writeFile(file, JSON.stringify(body));
+    await editAssessments(path.join(dir, 'projects', 'payments-bot', 'summary.json'), (list) => {
+      const first = list[0] as { attack_runs: Record<string, unknown>[] };
+      const runs = first.attack_runs.map((run, i) => ({
+        ...run,
+        id: `f0000000-0000-4000-8000-0000000000a${i}`,
+        assessment_id: NEW_ASSESSMENT,
+      }));
+      return [{ ...first, id: NEW_ASSESSMENT, name: 'added overnight', attack_runs: runs }, ...list];
+    });
   }
 
   /** A new job first on page 1: every earlier job moves one place on (page 1's last to page 2). */
@@ -360,10 +368,9 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
   it('builds again an assessment that raised a warning (its JSON path moves with it), as a full read does', async () => {
     const db = await copyDatabase(secondLoaded, path.join(work.dir, 'warned.duckdb'));
     const spoil = async (dir: string): Promise<void> => {
-      const file = path.join(dir, 'projects', 'payments-bot', 'summary.json');
-      const body = JSON.parse(await readFile(file, 'utf8')) as { assessments: Record<string, unknown>[] };
-      body.assessments[1] = { ...body.assessments[1], reports: 'not a list' };
-      await writeFile(file, JSON.stringify(body));
+      await editAssessments(path.join(dir, 'projects', 'payments-bot', 'summary.json'), (list) =>
+        list.map((a, i) => (i === 1 ? { ...a, reports: 'not a list' } : a)),
+      );
     };
     const reused = async (dir: string): Promise<LoadProgress[]> => {
       const events: LoadProgress[] = [];
@@ -395,6 +402,72 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
     const alone = await fullRead(nightB, 'warned-moved');
     for (const table of EVERY_TABLE())
       expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
+  });
+});
+
+describe('assessments that share an id', () => {
+  it('are built, not taken from memos (they are no row set of their own); the rows are those a full read gives', async () => {
+    const db = await copyDatabase(secondLoaded, path.join(work.dir, 'shared-id.duckdb'));
+    const summary = (dir: string): string => path.join(dir, 'projects', 'payments-bot', 'summary.json');
+    // payments-bot lists its second assessment twice (the copy renamed), then renames its first.
+    const twice = (list: Record<string, unknown>[]): Record<string, unknown>[] => [
+      ...list,
+      { ...list[1], name: 'listed twice' },
+    ];
+    const reused = async (dir: string): Promise<LoadProgress[]> => {
+      await reseal(dir, (m) => {
+        for (const f of m.files) if (f.path === 'projects/payments-bot/summary.json') f.records = 4;
+      });
+      const events: LoadProgress[] = [];
+      await loadSnapshots(db, [dir], { onProgress: (e) => events.push(e) });
+      return events.filter((e) => e.type === 'assessments_reused');
+    };
+    const nightA = await nextNight(FIXTURES.second, '20260316T060000Z-shared-id', (dir) =>
+      editAssessments(summary(dir), twice),
+    );
+    expect(await reused(nightA)).toEqual([
+      { type: 'assessments_reused', snapshotId: '20260316T060000Z-shared-id', reused: 2, assessments: 4 },
+    ]);
+    const id = '20260317T060000Z-shared-id-renamed';
+    const nightB = await nextNight(FIXTURES.second, id, (dir) =>
+      editAssessments(summary(dir), (list) => twice([{ ...list[0], name: 'renamed' }, ...list.slice(1)])),
+    );
+    expect(await reused(nightB)).toEqual([
+      { type: 'assessments_reused', snapshotId: id, reused: 1, assessments: 4 },
+    ]);
+    const alone = await fullRead(nightB, 'shared-id');
+    for (const table of EVERY_TABLE())
+      expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
+  });
+});
+
+describe('a changed summary that is not JSON', () => {
+  it('is refused with the line of the fault, inside a new assessment or around the ones taken from memos', async () => {
+    const db = await copyDatabase(secondLoaded, path.join(work.dir, 'malformed.duckdb'));
+    const before = await tableCounts(db);
+    const faults = [
+      // In the first assessment (a new one: no memo has its bytes).
+      (text: string) => text.replace('"description": ', '"description": {,'),
+      // Outside the assessments, whose bytes the memos hold.
+      (text: string) => text.replace('"assessments_by_status": {', '"assessments_by_status": {,'),
+    ];
+    for (const [i, fault] of faults.entries()) {
+      const file = path.join('projects', 'payments-bot', 'summary.json');
+      let line = 0;
+      const night = await nextNight(FIXTURES.second, `20260316T06000${i}Z-malformed`, async (dir) => {
+        const text = await readFile(path.join(dir, file), 'utf8');
+        const spoiled = fault(text);
+        line = spoiled.split('\n').findIndex((l, n) => l !== text.split('\n')[n]) + 1;
+        await writeFile(path.join(dir, file), spoiled);
+      });
+      const error = await loadSnapshots(db, [night]).then(
+        () => new Error('loaded'),
+        (e: unknown) => e as Error,
+      );
+      expect(error.message).toMatch(/Malformed JSON in .*projects\/payments-bot\/summary\.json at line \d+/);
+      expect(error.message).toContain(`line ${line},`);
+      expect(await tableCounts(db)).toEqual(before);
+    }
   });
 });
 
@@ -511,36 +584,27 @@ describe('a project summary loaded before (summary memos)', () => {
   });
 });
 
-describe('the memo keys of the assessments of a changed summary', () => {
+describe('the memo key of an assessment of a changed summary', () => {
   const scope = { snapshot_id: 's', project_id: 'p', project_key: 'k' };
-  const a = { id: 'a1', name: 'one', asr: 0.5 };
-  const b = { id: 'a2', name: 'two', asr: 0 };
+  const item = '{"id": "a1", "name": "one", "asr": 0.5}';
 
-  it('are keys of the JSON, the project and the file: the same assessment anywhere in the list has one key', () => {
-    const [first] = assessmentMemoKeys([a, b], scope, 'projects/k/summary.json', '');
-    const moved = assessmentMemoKeys([b, a], scope, 'projects/k/summary.json', '');
-    expect(moved[1]).toBe(first);
-    expect(first).toMatch(/^[0-9a-f]{64}$/);
-    expect(assessmentMemoKeys([{ ...a, name: 'changed' }], scope, 'projects/k/summary.json', '')[0]).not.toBe(
-      first,
-    );
-    expect(
-      assessmentMemoKeys([a], { ...scope, project_key: 'other' }, 'projects/k/summary.json', '')[0],
-    ).not.toBe(first);
-    expect(assessmentMemoKeys([a], scope, 'projects/other/summary.json', '')[0]).not.toBe(first);
+  it('is a key of its bytes, the project and the file (not of its place in the list)', () => {
+    const key = assessmentMemoKey(item, scope, 'projects/k/summary.json');
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(assessmentMemoKey(item, { ...scope, snapshot_id: 'later' }, 'projects/k/summary.json')).toBe(key);
+    for (const other of [
+      assessmentMemoKey(item.replace('one', 'changed'), scope, 'projects/k/summary.json'),
+      assessmentMemoKey(item, { ...scope, project_key: 'other' }, 'projects/k/summary.json'),
+      assessmentMemoKey(item, { ...scope, project_id: 'other' }, 'projects/k/summary.json'),
+      assessmentMemoKey(item, scope, 'projects/other/summary.json'),
+    ])
+      expect(other).not.toBe(key);
   });
 
-  it('are none for what cannot be its own row set, nor where JSON.stringify would hide a negative zero', () => {
-    expect(assessmentMemoKeys([a, a, b, 'text', { name: 'no id' }], scope, 'f', '')).toEqual([
-      undefined,
-      undefined,
-      expect.stringMatching(/^[0-9a-f]{64}$/),
-      undefined,
-      undefined,
-    ]);
-    for (const text of ['{"asr":-0}', '{"asr": -0.0 }', '[-0e3]'])
-      expect(assessmentMemoKeys([a, b], scope, 'f', text), text).toEqual([undefined, undefined]);
-    expect(assessmentMemoKeys([a], scope, 'f', '{"asr":-0.5,"n":-05}')[0]).toBeDefined();
+  it('tells apart what JSON.stringify writes alike (-0 and 0)', () => {
+    expect(assessmentMemoKey('{"id":"a","asr":-0}', scope, 'f')).not.toBe(
+      assessmentMemoKey('{"id":"a","asr":0}', scope, 'f'),
+    );
   });
 });
 
