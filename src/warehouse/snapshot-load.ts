@@ -1,46 +1,28 @@
 /**
  * The work of loading one verified snapshot, inside the transaction loader.ts opened: manifest facts,
- * summaries, evaluation pages and findings/ (parsed in JS, small), then the trial files (DuckDB,
- * snapshot-trials.ts), then the count checks against the manifest. Throwing anywhere rolls the whole
- * snapshot back.
+ * summaries (summary-load.ts), evaluation pages and findings/ (parsed in JS, small: files read by
+ * snapshot-file-reader.ts), then the trial files (DuckDB, snapshot-trials.ts), then the count checks
+ * against the manifest. Throwing anywhere rolls the whole snapshot back.
  */
-import path from 'node:path';
-import { readFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Manifest, ManifestFile } from '../snapshot/manifest.js';
-import { resolveInside } from '../snapshot/safe-path.js';
 import { VERSION } from '../version.js';
-import {
-  alteredValueRows,
-  alteredValuesMessage,
-  mayHoldLoneSurrogates,
-  repairLoneSurrogates,
-  type AlteredValue,
-} from './altered-values.js';
+import { alteredValueRows, alteredValuesMessage, type AlteredValue } from './altered-values.js';
 import { appendRows, type Row } from './db.js';
 import { collectEvaluationPage } from './evaluation-rows.js';
 import { collectFindingDetail } from './finding-rows.js';
 import { AcceptanceFileSchema } from '../snapshot/risk-acceptances-file.js';
 import { acceptanceValues } from './acceptance-rows.js';
-import { parseJsonText } from './json-file.js';
-import { checkRecordCount, manifestWarnings, type VerifyProblem } from './load-checks.js';
+import { manifestWarnings, type VerifyProblem } from './load-checks.js';
 import { isShared, SnapshotRowSets } from './row-sets.js';
 import { mapLikeTwin, recordInputs, snapshotInputsKey, snapshotWithInputs } from './snapshot-inputs.js';
 import { isPlainObject, RowCollector, warningRows } from './row-builder.js';
-import type { ScopeContext } from './assessment-rows.js';
-import { collectProjectSummary, collectProjectWithoutSummary, type ProjectEntry } from './summary-rows.js';
-import { SummaryMemoLoad, summaryMemoKey, type MemoRowSet, type SummaryMemo } from './summary-memo.js';
-import {
-  locateAssessments,
-  memoKeysOf,
-  readWithAssessmentMemos,
-  type LocatedSummary,
-} from './assessment-memo.js';
+import { SnapshotFileReader } from './snapshot-file-reader.js';
+import { SnapshotSummaries } from './summary-load.js';
 import { snapshotTrialCounts } from './trial-content.js';
 import { manifestFilesOf, type SnapshotTrialCounts, type SnapshotTrials } from './snapshot-trials.js';
 import {
   ALTERED_VALUES,
-  ATTACK_RUNS,
   LOAD_WARNINGS,
   MESSAGE_PARTS,
   RELATIONS,
@@ -86,22 +68,13 @@ export class SnapshotLoad {
   private readonly snapshotId: string;
   /** Rows written per relation for this snapshot, as reported (the load's result). */
   private readonly rowCounts = new Map<string, number>();
-  /** assessment id → project scope, from the summaries (for trials). */
-  private readonly assessmentScopes = new Map<string, ScopeContext>();
-  /** manifest project key → scope. */
-  private readonly projectScopes = new Map<string, ScopeContext>();
   /** Values stored altered (see altered-values.ts), in load order. */
   private readonly altered: AlteredValue[] = [];
   /** The shared tables' rows, keyed as each table is written, stored together at the end (row-sets.ts). */
   private readonly rowSets: SnapshotRowSets;
-  /** Summaries taken from memos, and the memos of those parsed (summary-memo.ts). */
-  private readonly summaryMemos = new SummaryMemoLoad();
-  /** Rows per relation that memos mapped (not collected). */
-  private readonly memoRowCounts = new Map<string, number>();
-  /** Assessments of parsed summaries taken from their memos, of all they list (assessment-memo.ts). */
-  private readonly assessmentsReused = { reused: 0, assessments: 0 };
-  /** attack run id → project scope, in summary order (finding details take their project from it). */
-  private readonly runScopes = new Map<string, { project_id: string | null; project_key: string | null }>();
+  private readonly files: SnapshotFileReader;
+  /** The project summaries, and the scopes the other files take from them (summary-load.ts). */
+  private readonly summaries: SnapshotSummaries;
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -114,55 +87,22 @@ export class SnapshotLoad {
   ) {
     this.snapshotId = manifest.snapshot_id;
     this.rowSets = new SnapshotRowSets(this.snapshotId);
+    this.files = new SnapshotFileReader(dir, this.sink, this.altered);
+    this.summaries = new SnapshotSummaries({
+      conn,
+      snapshotId: this.snapshotId,
+      manifest,
+      verifiedFiles,
+      sink: this.sink,
+      altered: this.altered,
+      rowSets: this.rowSets,
+      files: this.files,
+      progress,
+    });
   }
 
   private filesOf(kind: ManifestFile['kind']): ManifestFile[] {
     return manifestFilesOf(this.manifest, kind);
-  }
-
-  /** The parsed body of a manifest file; a missing one (forced load) is reported, and undefined. */
-  private async readBody(file: ManifestFile): Promise<unknown> {
-    const bytes = await this.readBytes(file);
-    if (bytes === undefined) this.reportMissing(file);
-    return bytes === undefined ? undefined : this.parseBody(file, bytes.toString('utf8'));
-  }
-
-  /** A manifest file's bytes; undefined when it is missing (a forced load: see reportMissing). */
-  private async readBytes(file: ManifestFile): Promise<Buffer | undefined> {
-    try {
-      return await readFile(resolveInside(this.dir, file.path));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
-  }
-
-  private reportMissing(file: ManifestFile): void {
-    this.sink.warn(
-      'file_missing',
-      `${file.path} is listed in the manifest but missing; not loaded`,
-      file.path,
-    );
-  }
-
-  /** A file's text parsed, lone surrogates repaired (and the originals kept: altered-values.ts). */
-  private parseBody(file: ManifestFile, text: string): unknown {
-    const body = parseJsonText(text, path.join(this.dir, file.path));
-    if (!mayHoldLoneSurrogates(text)) return body;
-    // Stored as UTF-8, a lone surrogate would silently become U+FFFD: do it here, and keep the original.
-    return repairLoneSurrogates(body, '$', (jsonPath, original) =>
-      this.altered.push({
-        file: file.path,
-        jsonPath,
-        originalJson: JSON.stringify(original),
-        table: null,
-        rowKey: null,
-      }),
-    );
-  }
-
-  private checkCount(file: ManifestFile, loaded: number, records?: { body: unknown; field: string }): void {
-    checkRecordCount(this.dir, file, loaded, records);
   }
 
   /** Loads everything; returns the number of load warnings and the rows per relation (RELATIONS order). */
@@ -240,7 +180,7 @@ export class SnapshotLoad {
         ordinal,
       });
     });
-    await this.loadSummaries();
+    await this.summaries.load();
     await this.loadEvaluations();
     await this.loadFindings();
     await this.loadAcceptances();
@@ -258,7 +198,7 @@ export class SnapshotLoad {
     const warnings = [...manifestWarnings(this.manifest, problems), ...sink.warnings];
     await this.write(LOAD_WARNINGS, warningRows(this.snapshotId, warnings));
     await this.rowSets.write(this.conn);
-    await this.summaryMemos.save(this.conn);
+    await this.summaries.memos.save(this.conn);
     // Every relation was counted above (written from JS, or counted after the trial load).
     const rows = Object.fromEntries(RELATIONS.map((t) => [t.name, this.rowCounts.get(t.name) ?? 0]));
     return { warnings: warnings.length, rows };
@@ -266,9 +206,11 @@ export class SnapshotLoad {
 
   private async write(table: TableDef, rows: readonly Row[]): Promise<void> {
     if (isShared(table))
-      this.summaryMemos.split(table.name, rows, (part, onRowSet) => this.rowSets.add(table, part, onRowSet));
+      this.summaries.memos.split(table.name, rows, (part, onRowSet) =>
+        this.rowSets.add(table, part, onRowSet),
+      );
     else await appendRows(this.conn, table, rows);
-    this.counted(table, rows.length + (this.memoRowCounts.get(table.name) ?? 0));
+    this.counted(table, rows.length + (this.summaries.memoRowCounts.get(table.name) ?? 0));
   }
 
   /** Records a relation's row count for this snapshot and reports it (progress). */
@@ -279,190 +221,32 @@ export class SnapshotLoad {
 
   private async loadConfig(): Promise<unknown> {
     const file = this.filesOf('config')[0];
-    return file ? this.readBody(file) : undefined;
-  }
-
-  private async loadSummaries(): Promise<void> {
-    const summaries = this.filesOf('project_summary');
-    const used = new Set<ManifestFile>();
-    const toLoad: { entry: ProjectEntry; file: ManifestFile | undefined; unlisted: boolean }[] = [];
-    for (const project of this.manifest.projects) {
-      const file =
-        summaries.find((f) => f.project === project.key) ??
-        summaries.find((f) => f.path === `projects/${project.dir}/summary.json`);
-      if (file) used.add(file);
-      const entry: ProjectEntry = {
-        snapshotId: this.snapshotId,
-        requestedKey: project.key,
-        manifestProjectId: project.project_id,
-        manifestStatus: project.status,
-        summaryFile: file?.path ?? null,
-      };
-      toLoad.push({ entry, file, unlisted: false });
-    }
-    // A summary file without a manifest project entry still loads (and is reported).
-    for (const file of summaries.filter((f) => !used.has(f))) {
-      const entry: ProjectEntry = {
-        snapshotId: this.snapshotId,
-        requestedKey: file.project ?? file.path,
-        manifestProjectId: file.project_id ?? null,
-        manifestStatus: 'ok',
-        summaryFile: file.path,
-      };
-      toLoad.push({ entry, file, unlisted: true });
-    }
-    // Only a verified file is taken from (or recorded as) a memo.
-    const memoKeys = toLoad.map(({ entry, file }) =>
-      file && this.verifiedFiles.has(file.path) ? summaryMemoKey(file, entry) : undefined,
-    );
-    await this.summaryMemos.prepare(
-      this.conn,
-      memoKeys.filter((key): key is string => key !== undefined),
-    );
-    // The changed summaries are read and their assessments located a batch at a time before they are
-    // loaded, so that one query reads the memos of all their assessments (assessment-memo.ts); a
-    // batch holds up to SUMMARY_BATCH_BYTES of summaries (a first load reads every summary).
-    for (let first = 0; first < toLoad.length;) {
-      const changed = new Map<number, ChangedSummary>();
-      let end = first;
-      for (let held = 0; end < toLoad.length && (end === first || held < SUMMARY_BATCH_BYTES); end++) {
-        const { entry, file } = toLoad[end]!;
-        const key = memoKeys[end];
-        if (!file || key === undefined || this.summaryMemos.memoOf(key)) continue;
-        const bytes = await this.readBytes(file);
-        held += bytes?.length ?? 0;
-        // A summary that may hold lone surrogates is parsed whole: their repair walks every value.
-        const located =
-          bytes && !mayHoldLoneSurrogates(bytes) ? locateAssessments(bytes, file.path, entry) : undefined;
-        changed.set(end, { bytes, located });
-      }
-      await this.summaryMemos.prepare(
-        this.conn,
-        [...changed.values()].flatMap(({ located }) => (located ? memoKeysOf(located) : [])),
-      );
-      for (; first < end; first++) {
-        const { entry, file, unlisted } = toLoad[first]!;
-        if (file && unlisted)
-          this.sink.warn(
-            'unlisted_summary',
-            `${file.path} has no entry in manifest.projects; loaded under its own key`,
-            file.path,
-          );
-        await this.loadProject(entry, file, memoKeys[first], changed.get(first));
-      }
-    }
-    if (this.summaryMemos.reused > 0)
-      this.progress({
-        type: 'summaries_reused',
-        snapshotId: this.snapshotId,
-        reused: this.summaryMemos.reused,
-        summaries: toLoad.filter(({ file }) => file).length,
-      });
-    if (this.assessmentsReused.reused > 0)
-      this.progress({ type: 'assessments_reused', snapshotId: this.snapshotId, ...this.assessmentsReused });
-  }
-
-  private async loadProject(
-    entry: ProjectEntry,
-    file: ManifestFile | undefined,
-    memoKey?: string,
-    changed?: ChangedSummary,
-  ): Promise<void> {
-    const memo = memoKey === undefined ? undefined : this.summaryMemos.memoOf(memoKey);
-    if (file && memo) {
-      this.reuseSummary(entry, file, memo);
-      return;
-    }
-    const runsBefore = this.sink.count(ATTACK_RUNS.name);
-    const [warningsBefore, alteredBefore] = [this.sink.warnings.length, this.altered.length];
-    const bytes = changed ? changed.bytes : file && (await this.readBytes(file));
-    if (file && !bytes) this.reportMissing(file);
-    if (!file || !bytes) {
-      this.projectScopes.set(entry.requestedKey, collectProjectWithoutSummary(entry, this.sink));
-      return;
-    }
-    const unit = memoKey === undefined ? undefined : this.summaryMemos.open(memoKey, this.sink.rows);
-    const read =
-      unit && changed?.located
-        ? readWithAssessmentMemos(
-            {
-              memos: this.summaryMemos,
-              sink: this.sink,
-              map: (sets) => this.mapMemoRowSets(sets),
-              runScopes: this.runScopes,
-              reused: this.assessmentsReused,
-            },
-            unit,
-            changed.located,
-          )
-        : undefined;
-    const body = read ? read.body : this.parseBody(file, bytes.toString('utf8'));
-    const { scope, assessments, assessmentIds } = collectProjectSummary(
-      entry,
-      body,
-      this.sink,
-      read?.eachAssessment,
-    );
-    this.projectScopes.set(entry.requestedKey, scope);
-    this.checkCount(file, assessments, { body, field: 'assessments' });
-    for (const id of assessmentIds) this.assessmentScopes.set(id, scope);
-    this.collectRunScopes(runsBefore);
-    if (!unit) return;
-    const { snapshot_id: _id, ...unscoped } = scope;
-    this.summaryMemos.close(unit, this.sink.rows, {
-      scope: unscoped,
-      assessments,
-      assessmentIds,
-      warnings: this.sink.warnings.slice(warningsBefore),
-      altered: this.altered.slice(alteredBefore),
-    });
-  }
-
-  /** Maps row sets a memo names to this snapshot, counting their rows as the relation's. */
-  private mapMemoRowSets(sets: readonly MemoRowSet[]): void {
-    for (const set of sets) {
-      this.rowSets.map(set);
-      this.memoRowCounts.set(set.relation, (this.memoRowCounts.get(set.relation) ?? 0) + set.rows);
-    }
-  }
-
-  /** A summary an earlier load parsed (same memo key): its memo stands for the file (summary-memo.ts). */
-  private reuseSummary(entry: ProjectEntry, file: ManifestFile, memo: SummaryMemo): void {
-    const scope: ScopeContext = { snapshot_id: this.snapshotId, ...memo.scope };
-    this.summaryMemos.reused++;
-    this.sink.warnings.push(...memo.warnings);
-    this.altered.push(...memo.altered);
-    this.projectScopes.set(entry.requestedKey, scope);
-    for (const id of memo.assessmentIds) this.assessmentScopes.set(id, scope);
-    for (const id of memo.attackRunIds)
-      this.runScopes.set(id, { project_id: scope.project_id, project_key: scope.project_key });
-    this.mapMemoRowSets(memo.rowSets);
-    this.checkCount(file, memo.assessments);
+    return file ? this.files.readBody(file) : undefined;
   }
 
   private async loadEvaluations(): Promise<void> {
     const projectKeys = new Map<string, string | null>();
-    for (const scope of this.projectScopes.values())
+    for (const scope of this.summaries.projectScopes.values())
       if (scope.project_id) projectKeys.set(scope.project_id, scope.project_key);
     const seen = new Set<string>();
     for (const file of this.filesOf('evaluations_page')) {
-      const body = await this.readBody(file);
+      const body = await this.files.readBody(file);
       if (body === undefined) continue;
       const { items } = collectEvaluationPage(
         body,
         { snapshotId: this.snapshotId, file: file.path, page: file.page ?? null, projectKeys, seen },
         this.sink,
       );
-      this.checkCount(file, items, { body, field: 'items' });
+      this.files.checkCount(file, items, { body, field: 'items' });
     }
   }
 
   private async loadFindings(): Promise<void> {
-    const runScopes = this.runScopes;
+    const runScopes = this.summaries.runScopes;
     const seenEvents = new Set<string>();
     const files = this.filesOf('finding');
     for (const [i, file] of files.entries()) {
-      const body = await this.readBody(file);
+      const body = await this.files.readBody(file);
       if (body === undefined) continue;
       const scope = isPlainObject(body) && typeof body.id === 'string' ? runScopes.get(body.id) : undefined;
       collectFindingDetail(
@@ -478,14 +262,14 @@ export class SnapshotLoad {
         seenEvents,
         this.sink,
       );
-      this.checkCount(file, 1);
+      this.files.checkCount(file, 1);
     }
   }
 
   /** triage/acceptances.json: the dated risk acceptances the journal held when the snapshot was taken. */
   private async loadAcceptances(): Promise<void> {
     for (const file of this.filesOf('risk_acceptances')) {
-      const body = await this.readBody(file);
+      const body = await this.files.readBody(file);
       if (body === undefined) continue;
       const parsed = AcceptanceFileSchema.safeParse(body);
       const records = parsed.success ? parsed.data : [];
@@ -500,24 +284,7 @@ export class SnapshotLoad {
           }),
         );
       });
-      this.checkCount(file, records.length);
-    }
-  }
-
-  /**
-   * Records the project scope of each attack run collected from `start` on (one summary's): finding
-   * details take their project from the run they belong to.
-   */
-  private collectRunScopes(start: number): void {
-    const at = (name: string): number => ATTACK_RUNS.columns.findIndex((c) => c.name === name);
-    const [idIndex, pidIndex, keyIndex] = [at('attack_run_id'), at('project_id'), at('project_key')];
-    for (const row of (this.sink.rows.get(ATTACK_RUNS.name) ?? []).slice(start)) {
-      const id = row[idIndex];
-      if (typeof id !== 'string') continue;
-      this.runScopes.set(id, {
-        project_id: (row[pidIndex] as string | null) ?? null,
-        project_key: (row[keyIndex] as string | null) ?? null,
-      });
+      this.files.checkCount(file, records.length);
     }
   }
 
@@ -525,8 +292,8 @@ export class SnapshotLoad {
   private async loadTrials(): Promise<void> {
     const counts = await this.trials.load({
       scopeOf: (assessmentId, file) =>
-        this.assessmentScopes.get(assessmentId) ??
-        (file.project ? this.projectScopes.get(file.project) : undefined),
+        this.summaries.assessmentScopes.get(assessmentId) ??
+        (file.project ? this.summaries.projectScopes.get(file.project) : undefined),
       sink: this.sink,
       altered: this.altered,
       onFiles: (done, total) =>
@@ -549,15 +316,3 @@ export class SnapshotLoad {
 
 /** The trial tables: written by loadTrials(), not from collected rows. */
 const TRIAL_STORAGE: readonly TableDef[] = [SNAPSHOT_TRIAL_FILES, TRIAL_CONTENT, TRIAL_CONTENT_FILES];
-
-/** How many bytes of changed summaries loadSummaries reads ahead (their memos read in one query). */
-const SUMMARY_BATCH_BYTES = 64 * 1024 * 1024;
-
-/**
- * A changed summary read before the others are loaded (loadSummaries): its bytes (undefined: missing)
- * and its assessments located, where the bytes allow (assessment-memo.ts).
- */
-interface ChangedSummary {
-  bytes: Buffer | undefined;
-  located: LocatedSummary | undefined;
-}

@@ -11,6 +11,7 @@ import { gatedBaselinePath, readGatedBaseline } from '../../src/pipeline/gated-b
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { spawnCli, type CliRun } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
+import { prng } from '../helpers/prng.js';
 
 const SCALE = { assessmentsPerProject: 3, attacksPerAssessment: 4, trialsPerAttack: 5, evaluationJobs: 20 };
 const TRIALS = 6;
@@ -31,17 +32,6 @@ function sleep(ms: number): Promise<void> {
 async function partials(dir: string): Promise<string[]> {
   const names = await readdir(dir).catch(() => [] as string[]);
   return names.filter((name) => name.endsWith('.partial'));
-}
-
-/** Deterministic "random" kill points (mulberry32), so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('the gated baseline when `run` is killed', () => {

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { arrayMemberSlices, withEmptyArray } from '../../src/warehouse/json-slices.js';
+import { prng } from '../helpers/prng.js';
 
 /** What the scan says of `text`, checked against JSON.parse: the items, and the object without them. */
 function itemsOf(text: string): unknown[] | undefined {
@@ -17,17 +18,6 @@ function itemsOf(text: string): unknown[] | undefined {
   expect(items).toEqual(parsed.assessments);
   expect(JSON.parse(withEmptyArray(bytes, slices))).toEqual({ ...parsed, assessments: [] });
   return items;
-}
-
-/** A pseudo-random generator (mulberry32): the same cases on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Strings made of what a scan could trip on: quotes, backslashes, brackets, commas, unicode. */
@@ -69,7 +59,7 @@ function value(next: () => number, depth: number): unknown {
 
 describe("the items of a summary's assessments array, found in its text", () => {
   it('parse to the items JSON.parse gives, with the rest of the object around them (random objects, any layout)', () => {
-    const next = random(14);
+    const next = prng(14);
     for (let n = 0; n < 400; n++) {
       const body: Record<string, unknown> = {};
       for (let i = Math.floor(next() * 3); i > 0; i--) body[`before ${i} "assessments"`] = value(next, 0);

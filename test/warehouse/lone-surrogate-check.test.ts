@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { mayHoldLoneSurrogates } from '../../src/warehouse/altered-values.js';
+import { prng } from '../helpers/prng.js';
 
 /** The definition: a backslash, u, d or D, then 8, 9, a-f or A-F. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
@@ -11,8 +12,7 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 describe('whether JSON can hold a lone surrogate', () => {
   it('is yes exactly where a surrogate escape is written, in text and in bytes (random strings)', () => {
     const pieces = ['\\', 'u', 'd', 'D', '8', '9', 'a', 'F', 'g', '7', 'é', '😀', '"', '\\u'];
-    let seed = 7;
-    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const next = prng(7);
     for (let n = 0; n < 3000; n++) {
       const text = Array.from(
         { length: Math.floor(next() * 12) },
