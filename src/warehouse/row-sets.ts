@@ -215,9 +215,9 @@ export class SnapshotRowSets {
 
   async write(conn: DuckDBConnection): Promise<void> {
     if (this.sets.length === 0 && this.mapped.length === 0) return;
-    const mapped = await mappedRowSets(
+    const mapped = await storedRowSets(
       conn,
-      this.sets.map((set) => set.key),
+      this.sets.map(({ table, key }) => ({ table, key })),
     );
     const toStore = new Map<TableDef, Row[]>();
     for (const { table, key, stored } of this.sets) {
@@ -267,15 +267,35 @@ function withoutPosition(row: Row, at: readonly { column: number; position: numb
   return [stripped, position];
 }
 
-/** How mappedRowSets names a row set of a relation. */
+/** How storedRowSets names a row set of a relation. */
 const rowSetId = (relation: string, rowSet: string): string => `${relation}\n${rowSet}`;
 
-/** Which of `rowSets` some snapshot (or the journal) maps, by rowSetId: one query for all of them. */
-async function mappedRowSets(conn: DuckDBConnection, rowSets: readonly string[]): Promise<Set<string>> {
-  if (rowSets.length === 0) return new Set();
-  const reader = await conn.runAndReadAll(
-    `SELECT DISTINCT relation, row_set FROM snapshot_row_sets WHERE row_set IN (${[...new Set(rowSets)].map(quoteLiteral).join(', ')})`,
-  );
+/**
+ * Which of `sets` some snapshot (or the journal) maps, by rowSetId: one query for all of them. A row
+ * set is mapped exactly when its rows are stored (every row set has rows; retention deletes the rows
+ * no mapping names, in the transaction that deletes the mappings: deleteUnmappedRowSets), so this
+ * looks in the stored tables, which grow with what changed, not in the mappings, which grow with
+ * every row set every snapshot holds.
+ */
+async function storedRowSets(
+  conn: DuckDBConnection,
+  sets: readonly { table: TableDef; key: string }[],
+): Promise<Set<string>> {
+  const byTable = new Map<TableDef, Set<string>>();
+  for (const { table, key } of sets) {
+    const keys = byTable.get(table);
+    if (keys) keys.add(key);
+    else byTable.set(table, new Set([key]));
+  }
+  if (byTable.size === 0) return new Set();
+  const sql = [...byTable]
+    .map(
+      ([table, keys]) =>
+        `SELECT DISTINCT ${quoteLiteral(table.name)} AS relation, row_set FROM ${quoteIdent(storedName(table))}
+         WHERE row_set IN (${[...keys].map(quoteLiteral).join(', ')})`,
+    )
+    .join(' UNION ALL ');
+  const reader = await conn.runAndReadAll(sql);
   return new Set(reader.getRows().map(([relation, rowSet]) => rowSetId(String(relation), String(rowSet))));
 }
 
@@ -293,7 +313,9 @@ export async function appendJournalRows(
   const at = table.columns.findIndex((c) => c.name === SNAPSHOT_COLUMN);
   if (rows.some((row) => row[at] !== null))
     throw new Error(`journal rows of ${table.name} must not name a snapshot`);
-  if (!(await mappedRowSets(conn, [JOURNAL_ROW_SET])).has(rowSetId(table.name, JOURNAL_ROW_SET)))
+  if (
+    !(await storedRowSets(conn, [{ table, key: JOURNAL_ROW_SET }])).has(rowSetId(table.name, JOURNAL_ROW_SET))
+  )
     await appendRows(conn, SNAPSHOT_ROW_SETS, [mappingRow(null, table.name, JOURNAL_ROW_SET, null, null)]);
   await appendRows(
     conn,
