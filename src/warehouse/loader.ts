@@ -24,6 +24,7 @@ import { inTransaction, openWarehouse, type Warehouse } from './db.js';
 import { ensureSchema } from './ddl.js';
 import { loadJournalInto, readTriageJournal, type JournalLoadResult, type ParsedJournal } from './journal.js';
 import type { VerifyProblem } from './load-checks.js';
+import { firstLoadWarnings, type LoadWarningRow } from './shown-warnings.js';
 import { SnapshotLoad, type LoadProgress } from './snapshot-load.js';
 import { SnapshotTrials } from './snapshot-trials.js';
 import { heldTrialFiles } from './trial-content.js';
@@ -68,6 +69,11 @@ export interface LoadOptions {
    * changed between the load's own hashing and its reading of the file.
    */
   verified?: ReadonlyMap<string, VerifyResult>;
+  /**
+   * How many of each loaded snapshot's warnings to return (SnapshotLoadResult.firstWarnings), read
+   * before the database is closed (default 0).
+   */
+  warningsShown?: number;
 }
 
 /** A size DuckDB's memory_limit takes: a number and a unit (B, KB … TB, KiB … TiB). */
@@ -95,6 +101,8 @@ export interface SnapshotLoadResult {
   /** Rows per table for this snapshot (empty when already loaded). */
   rows: Record<string, number>;
   warnings: number;
+  /** Its first warnings, up to LoadOptions.warningsShown (none when already loaded). */
+  firstWarnings: LoadWarningRow[];
 }
 
 /** What loadSnapshots did: each snapshot loaded or already present, and the journal's load. */
@@ -328,7 +336,7 @@ async function verifyAndLoad(
   if (existingRoot !== undefined) {
     if (existingRoot === manifest.root_sha256) {
       progress({ type: 'already_loaded', dir, snapshotId });
-      return { ...base, outcome: 'already_loaded', rows: {}, warnings: 0 };
+      return { ...base, outcome: 'already_loaded', rows: {}, warnings: 0, firstWarnings: [] };
     }
     throw new SnapshotRefusedError(
       `Snapshot ${snapshotId} is already loaded with root hash ${existingRoot}, but ${dir} has root hash ${manifest.root_sha256}: two different snapshots share one id. Nothing was loaded; load it into another database.`,
@@ -356,7 +364,9 @@ async function verifyAndLoad(
     return loaded;
   });
   progress({ type: 'committed', snapshotId });
-  return { ...base, outcome: 'loaded', rows, warnings };
+  const firstWarnings =
+    warnings > 0 ? await firstLoadWarnings(conn, snapshotId, options.warningsShown ?? 0) : [];
+  return { ...base, outcome: 'loaded', rows, warnings, firstWarnings };
 }
 
 /**

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { EXIT, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import { journalOptionHelp, journalToRead } from '../../triage/journal-setting.js';
-import type { LoadWarningRow } from '../../warehouse/query.js';
+import type { LoadWarningRow } from '../../warehouse/shown-warnings.js';
 
 interface LoadArgs {
   dirs?: string[] | undefined;
@@ -67,6 +67,7 @@ export const loadCommand = defineCommand<LoadArgs>({
     };
     const result = await loadSnapshots(path.resolve(io.cwd, args.db), dirs, {
       force: args.force ?? false,
+      warningsShown: MAX_WARNINGS_SHOWN,
       ...(args['memory-limit'] ? { memoryLimit: args['memory-limit'] } : {}),
       ...(lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout * 1000 } : {}),
       command: `airt-report load ${dirs.map((d) => path.basename(d)).join(' ')}`.trim(),
@@ -113,12 +114,7 @@ export const loadCommand = defineCommand<LoadArgs>({
     const warned = result.snapshots.filter((s) => s.warnings > 0);
     const total = warned.reduce((sum, s) => sum + s.warnings, 0);
     if (total > 0) {
-      const { readLoadWarnings } = await import('../../warehouse/query.js');
-      const shown = await readLoadWarnings(
-        path.resolve(io.cwd, args.db),
-        warned.map((s) => s.snapshotId),
-        MAX_WARNINGS_SHOWN,
-      );
+      const shown = warned.flatMap((s) => s.firstWarnings).slice(0, MAX_WARNINGS_SHOWN);
       io.stderr(formatLoadWarnings(shown, total, warned.length > 1, neutralizeControls));
     }
     return EXIT.ok;
