@@ -6,7 +6,8 @@
  *   2. load: `airt-report load SNAPSHOT --db fresh.duckdb` (the built CLI, bin/) in a child process — wall time, trials/s,
  *      MB/s of trial JSON, peak RSS (VmHWM, sampled while it runs; target < 512 MB).
  *   3. baseline, same run: DuckDB's raw `read_json` of the same trial files into a plain table (auto
- *      detection, the simplest possible ingest); target load <= 1.2x its time.
+ *      detection, the simplest possible ingest); target load <= 1.2x its time. Load and baseline run
+ *      in turn for 3 rounds (`-- --rounds N`): the ratio is the median of the rounds' ratios.
  *   4. query: the asr_by_category named query over all latest snapshots (target < 500 ms).
  *   5. with `--limits 192MB,160MB,…`: the same load with each `--memory-limit`, to find the lowest
  *      that still loads (the default's headroom) and the peak RSS at each.
@@ -31,19 +32,53 @@ const trialFiles = manifest.files.filter((f) => f.kind === 'trials');
 const trials = trialFiles.reduce((n, f) => n + (f.records ?? 0), 0);
 const trialBytes = trialFiles.reduce((n, f) => n + f.bytes, 0);
 const work = await mkdtemp(path.join(tmpdir(), 'airt-bench-load-'));
+/**
+ * Rounds of (load, raw read_json), in turn: a single pair swung from 1.12 to 1.26 between runs on the
+ * same 2-core machine, so the ratio quoted is the median of the rounds' ratios (each round's two runs
+ * close in time), with its spread. `-- --rounds N` (default 3).
+ */
+const roundsArg = process.argv.indexOf('--rounds');
+const ROUNDS = Math.max(1, Number(roundsArg > 0 ? process.argv[roundsArg + 1] : 3) || 3);
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
 try {
   const db = path.join(work, 'bench.duckdb');
-  const load = await runCli(['load', dir, '--db', db, '--quiet']);
-  const raw = await rawReadJson(
-    trialFiles.map((f) => path.join(dir, f.path)),
-    path.join(work, 'raw.duckdb'),
+  const rounds: { load: Awaited<ReturnType<typeof runCli>>; raw: number }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const file of [db, path.join(work, 'raw.duckdb')]) await rm(file, { force: true });
+    const load = await runCli(['load', dir, '--db', db, '--quiet']);
+    const raw = await rawReadJson(
+      trialFiles.map((f) => path.join(dir, f.path)),
+      path.join(work, 'raw.duckdb'),
+    );
+    rounds.push({ load, raw });
+  }
+  const ratios = rounds.map((r) => r.load.wallMs / r.raw);
+  // The round closest to the median ratio stands for the load's wall time and rate.
+  const closest = ratios.reduce(
+    (best, r, i) => (Math.abs(r - median(ratios)) < Math.abs(ratios[best]! - median(ratios)) ? i : best),
+    0,
   );
+  const { load, raw } = rounds[closest]!;
   figure('load_wall', load.wallMs / 1000, 's', { trials, trial_mb: Math.round(trialBytes / 1e6) });
   figure('raw_read_json', raw / 1000, 's');
-  figure('load_vs_raw', load.wallMs / raw, 'x', { target: '<= 1.2' });
+  figure('load_vs_raw', median(ratios), 'x', {
+    target: '<= 1.2',
+    rounds: ROUNDS,
+    min: Math.round(Math.min(...ratios) * 1000) / 1000,
+    max: Math.round(Math.max(...ratios) * 1000) / 1000,
+  });
   figure('load_trials_per_s', trials / (load.wallMs / 1000), 'trials/s');
   figure('load_mb_per_s', trialBytes / 1e6 / (load.wallMs / 1000), 'MB/s');
-  if (load.peakRssKb !== null) figure('load_peak_rss', load.peakRssKb / 1024, 'MB', { target: '< 512' });
+  // The largest of the rounds' peaks (the figure with a limit is the worst seen, not a typical one).
+  const peaks = rounds.flatMap((r) => (r.load.peakRssKb === null ? [] : [r.load.peakRssKb]));
+  if (peaks.length > 0)
+    figure('load_peak_rss', Math.max(...peaks) / 1024, 'MB', { target: '< 512', rounds: peaks.length });
 
   const sql = (await readNamedQuery('asr_by_category')).sql;
   const timings: number[] = [];
