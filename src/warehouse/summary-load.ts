@@ -72,6 +72,8 @@ export class SnapshotSummaries {
             file.path,
           );
         await this.loadProject(entry, file, memoKey, changed.get(first));
+        // Its bytes are not needed any more: a batch holds only those still to load.
+        changed.delete(first);
       }
     }
     const { snapshotId } = this.context;
