@@ -214,7 +214,10 @@ export async function verifySnapshot(dir: string, options: VerifyOptions = {}): 
       else toHash.push({ entry, file, identity });
     }
   }
-  const digests = await hashFiles(toHash.map((f) => f.file));
+  const digests = await hashFiles(
+    toHash.map((f) => f.file),
+    { totalBytes: toHash.reduce((sum, f) => sum + Number(f.identity.size), 0) },
+  );
   const hashed: HashedFile[] = [];
   for (const [i, { entry, file, identity }] of toHash.entries()) {
     const digest = digests[i];
