@@ -6,7 +6,8 @@
  * instead of DuckDB's error. Rows stop at `rowCap` (DuckDB streams and stops reading); the turn's
  * time limit interrupts the rest.
  */
-import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { StatementType } from '../warehouse/duckdb-api.js';
 import { UsageError } from '../errors.js';
 import { oneLineError } from '../warehouse/query.js';
 

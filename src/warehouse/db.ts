@@ -2,7 +2,8 @@
  * Opening the warehouse and writing rows. One place decides the session settings (UTC, insertion
  * order) and how JS values become DuckDB values, so every loader writes the same way.
  */
-import { DuckDBInstance, LIST, VARCHAR, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, LIST, VARCHAR } from './duckdb-api.js';
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { wordsFlags, CliError, WordedError } from '../errors.js';

@@ -3,7 +3,8 @@
  * numbers when exact (else decimal strings), timestamps as ISO 8601 text, lists as arrays, JSON
  * columns as their text (or parsed, on request).
  */
-import { DuckDBTypeId, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
+import { DuckDBTypeId } from './duckdb-api.js';
 import { CliError, UsageError } from '../errors.js';
 import { openWarehouse, requireDatabase } from './db.js';
 import { checkSchema } from './ddl.js';
