@@ -245,12 +245,30 @@ describe('shared row sets', () => {
   });
 });
 
+/** Reseals a snapshot copy whose payments-bot summary now lists `assessments` (the manifest's count). */
+async function paymentsBotLists(dir: string, assessments: number): Promise<void> {
+  await reseal(dir, (m) => {
+    for (const f of m.files) if (f.path === 'projects/payments-bot/summary.json') f.records = assessments;
+  });
+}
+
 /** Edits one project summary of a snapshot copy: a field of its first assessment. */
 async function editSummary(dir: string, project: string, notes: string): Promise<void> {
   await editAssessments(path.join(dir, 'projects', project, 'summary.json'), ([first, ...rest]) => [
     { ...first, name: notes },
     ...rest,
   ]);
+}
+
+/**
+ * Checks that every table holds for snapshot `id` in `db` the rows a full read of `dir` alone gives;
+ * returns that read's result.
+ */
+async function expectAsFullRead(db: string, dir: string, id: string, name: string): Promise<unknown> {
+  const alone = await fullRead(dir, name);
+  for (const table of EVERY_TABLE())
+    expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
+  return alone.result;
 }
 
 /** Every table of one snapshot as a full read of `dir` alone into a new database gives it. */
@@ -353,9 +371,7 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
     expect(await added('evaluation_jobs', `evaluation_id = '${NEW_JOB}' AND ordinal = 0 AND page = 1`)).toBe(
       1,
     );
-    const alone = await fullRead(day2, 'ahead');
-    for (const table of EVERY_TABLE())
-      expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
+    await expectAsFullRead(db, day2, id, 'ahead');
     // Every assessment top finding names its assessment (it is grouped with it).
     expect(
       await rows(
@@ -386,9 +402,7 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
       await spoil(dir);
       await addAssessment(dir);
     });
-    await reseal(nightB, (m) => {
-      for (const f of m.files) if (f.path === 'projects/payments-bot/summary.json') f.records = 4;
-    });
+    await paymentsBotLists(nightB, 4);
     // The warned assessment has no memo: built again, its warning naming $.assessments[2] now.
     expect(await reused(nightB)).toEqual([
       { type: 'assessments_reused', snapshotId: id, reused: 2, assessments: 4 },
@@ -399,9 +413,7 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
         `SELECT message FROM load_warnings WHERE snapshot_id = '${id}' AND code = 'type_mismatch'`,
       ),
     ).toEqual([{ message: expect.stringContaining('$.assessments[2].reports') as unknown }]);
-    const alone = await fullRead(nightB, 'warned-moved');
-    for (const table of EVERY_TABLE())
-      expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
+    await expectAsFullRead(db, nightB, id, 'warned-moved');
   });
 });
 
@@ -415,9 +427,7 @@ describe('assessments that share an id', () => {
       { ...list[1], name: 'listed twice' },
     ];
     const reused = async (dir: string): Promise<LoadProgress[]> => {
-      await reseal(dir, (m) => {
-        for (const f of m.files) if (f.path === 'projects/payments-bot/summary.json') f.records = 4;
-      });
+      await paymentsBotLists(dir, 4);
       const events: LoadProgress[] = [];
       await loadSnapshots(db, [dir], { onProgress: (e) => events.push(e) });
       return events.filter((e) => e.type === 'assessments_reused');
@@ -435,9 +445,7 @@ describe('assessments that share an id', () => {
     expect(await reused(nightB)).toEqual([
       { type: 'assessments_reused', snapshotId: id, reused: 1, assessments: 4 },
     ]);
-    const alone = await fullRead(nightB, 'shared-id');
-    for (const table of EVERY_TABLE())
-      expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
+    await expectAsFullRead(db, nightB, id, 'shared-id');
   });
 });
 
@@ -484,11 +492,9 @@ describe('a project summary loaded before (summary memos)', () => {
     expect(events.filter((e) => e.type === 'summaries_reused')).toEqual([
       { type: 'summaries_reused', snapshotId: id, reused: 1, summaries: 2 },
     ]);
-    const alone = await fullRead(day2, 'memo');
-    expect(loaded?.rows).toEqual((alone.result as typeof loaded)?.rows);
-    expect(loaded?.warnings).toBe((alone.result as typeof loaded)?.warnings);
-    for (const table of EVERY_TABLE())
-      expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
+    const alone = (await expectAsFullRead(db, day2, id, 'memo')) as typeof loaded;
+    expect(loaded?.rows).toEqual(alone?.rows);
+    expect(loaded?.warnings).toBe(alone?.warnings);
     expect(
       await rows(
         db,
@@ -534,9 +540,7 @@ describe('a project summary loaded before (summary memos)', () => {
     const events: LoadProgress[] = [];
     await loadSnapshots(db, [back], { onProgress: (e) => events.push(e) });
     expect(events.some((e) => e.type === 'summaries_reused')).toBe(false);
-    const alone = await fullRead(back, 'memo-back');
-    for (const table of EVERY_TABLE())
-      expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
+    await expectAsFullRead(db, back, id, 'memo-back');
   });
 
   it('is read again when an assessment memo its memo names is gone: that assessment is built again, as a full read gives it', async () => {
@@ -559,9 +563,7 @@ describe('a project summary loaded before (summary memos)', () => {
     expect(events.some((e) => e.type === 'summaries_reused')).toBe(false);
     const reused = events.find((e) => e.type === 'assessments_reused');
     expect(reused && reused.type === 'assessments_reused' && reused.assessments - reused.reused).toBe(2);
-    const alone = await fullRead(day2, 'memo-named-gone');
-    for (const table of EVERY_TABLE())
-      expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
+    await expectAsFullRead(db, day2, id, 'memo-named-gone');
   });
 
   it('is read again when the same bytes stand for another manifest entry (the key covers the entry)', async () => {
