@@ -178,18 +178,14 @@ function eachAssessmentOf(
       context.reused.reused++;
       return;
     }
-    const unit = memos.open(key, sink.rows);
-    const warningsBefore = sink.warnings.length;
-    collect();
-    if (sink.warnings.length > warningsBefore) return memos.discard(unit);
-    memos.reference(summary, key, index);
     // Its id stands in for it when a later load takes it from the memo (not parsed then).
-    memos.close(unit, sink.rows, {
+    const kept = memos.collectUnit(key, sink, collect, () => ({
       scope: unscoped,
       assessments: 1,
       assessmentIds: [(assessment as { id: string }).id],
       warnings: [],
       altered: [],
-    });
+    }));
+    if (kept) memos.reference(summary, key, index);
   };
 }

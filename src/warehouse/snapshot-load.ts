@@ -1,15 +1,22 @@
 /**
  * The work of loading one verified snapshot, inside the transaction loader.ts opened: manifest facts,
- * summaries (summary-load.ts), evaluation pages and findings/ (parsed in JS, small: files read by
+ * summaries (summary-load.ts), evaluation pages (jobs listed before mapped from their memos:
+ * evaluation-memo.ts) and findings/ (parsed in JS, small: files read by
  * snapshot-file-reader.ts), then the trial files (DuckDB, snapshot-trials.ts), then the count checks
  * against the manifest. Throwing anywhere rolls the whole snapshot back.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Manifest, ManifestFile } from '../snapshot/manifest.js';
 import { VERSION } from '../version.js';
-import { alteredValueRows, alteredValuesMessage, type AlteredValue } from './altered-values.js';
+import {
+  alteredValueRows,
+  alteredValuesMessage,
+  mayHoldLoneSurrogates,
+  type AlteredValue,
+} from './altered-values.js';
 import { appendRows, type Row } from './db.js';
 import { collectEvaluationPage } from './evaluation-rows.js';
+import { evaluationJobKeys, jobsFromMemos, type EvaluationMemoContext } from './evaluation-memo.js';
 import { collectFindingDetail } from './finding-rows.js';
 import { AcceptanceFileSchema } from '../snapshot/risk-acceptances-file.js';
 import { acceptanceValues } from './acceptance-rows.js';
@@ -58,6 +65,11 @@ export type LoadProgress =
    * shared, not built again (assessment-memo.ts).
    */
   | { type: 'assessments_reused'; snapshotId: string; reused: number; assessments: number }
+  /**
+   * Evaluation jobs whose JSON an earlier load built rows from: their rows are shared, not built again
+   * (evaluation-memo.ts).
+   */
+  | { type: 'evaluation_jobs_reused'; snapshotId: string; reused: number; jobs: number }
   | { type: 'table'; snapshotId: string; table: string; rows: number }
   | { type: 'trials'; snapshotId: string; filesDone: number; filesTotal: number }
   | { type: 'committed'; snapshotId: string };
@@ -224,21 +236,62 @@ export class SnapshotLoad {
     return file ? this.files.readBody(file) : undefined;
   }
 
+  /**
+   * The evaluation list pages, in batches of up to EVALUATION_BATCH_BYTES: read and keyed, the memos
+   * of their jobs read in one query, then collected (evaluation-memo.ts).
+   */
   private async loadEvaluations(): Promise<void> {
     const projectKeys = new Map<string, string | null>();
     for (const scope of this.summaries.projectScopes.values())
       if (scope.project_id) projectKeys.set(scope.project_id, scope.project_key);
+    const { memos } = this.summaries;
+    const memoContext: EvaluationMemoContext = {
+      memos,
+      sink: this.sink,
+      map: (sets) => this.summaries.mapMemoRowSets(sets),
+      projectKeys,
+      reused: { reused: 0, jobs: 0 },
+    };
     const seen = new Set<string>();
-    for (const file of this.filesOf('evaluations_page')) {
-      const body = await this.files.readBody(file);
-      if (body === undefined) continue;
-      const { items } = collectEvaluationPage(
-        body,
-        { snapshotId: this.snapshotId, file: file.path, page: file.page ?? null, projectKeys, seen },
-        this.sink,
+    const files = this.filesOf('evaluations_page');
+    for (let first = 0; first < files.length;) {
+      const batch: { file: ManifestFile; body: unknown; keys: (string | undefined)[] | undefined }[] = [];
+      for (
+        let held = 0;
+        first < files.length && (batch.length === 0 || held < EVALUATION_BATCH_BYTES);
+        first++
+      ) {
+        const file = files[first]!;
+        const bytes = await this.files.readBytes(file);
+        held += bytes?.length ?? 0;
+        const text = bytes?.toString('utf8');
+        const body = bytes && text !== undefined ? this.files.parseBody(file, text) : undefined;
+        // Only a verified file is memoized; lone surrogates are repaired (and recorded) by path.
+        const keyed =
+          bytes && text !== undefined && this.verifiedFiles.has(file.path) && !mayHoldLoneSurrogates(text);
+        batch.push({ file, body, keys: keyed ? evaluationJobKeys(bytes, body, projectKeys) : undefined });
+      }
+      await memos.prepare(
+        this.conn,
+        batch.flatMap(({ keys }) => (keys ?? []).filter((k): k is string => k !== undefined)),
       );
-      this.files.checkCount(file, items, { body, field: 'items' });
+      for (const { file, body, keys } of batch) {
+        if (body === undefined) {
+          this.files.reportMissing(file);
+          continue;
+        }
+        const page = file.page ?? null;
+        const { items } = collectEvaluationPage(
+          body,
+          { snapshotId: this.snapshotId, file: file.path, page, projectKeys, seen },
+          this.sink,
+          keys ? jobsFromMemos(memoContext, { file, page }, keys) : undefined,
+        );
+        this.files.checkCount(file, items, { body, field: 'items' });
+      }
     }
+    if (memoContext.reused.reused > 0)
+      this.progress({ type: 'evaluation_jobs_reused', snapshotId: this.snapshotId, ...memoContext.reused });
   }
 
   private async loadFindings(): Promise<void> {
@@ -313,6 +366,9 @@ export class SnapshotLoad {
     this.counted(MESSAGE_PARTS, counts.parts);
   }
 }
+
+/** How many bytes of evaluation pages loadEvaluations() reads before it reads their jobs' memos. */
+const EVALUATION_BATCH_BYTES = 16 * 1024 * 1024;
 
 /** The trial tables: written by loadTrials(), not from collected rows. */
 const TRIAL_STORAGE: readonly TableDef[] = [SNAPSHOT_TRIAL_FILES, TRIAL_CONTENT, TRIAL_CONTENT_FILES];

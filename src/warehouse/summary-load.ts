@@ -212,8 +212,11 @@ export class SnapshotSummaries {
     });
   }
 
-  /** Maps row sets a memo names to this snapshot, counting their rows as the relation's. */
-  private mapMemoRowSets(sets: readonly MemoRowSet[]): void {
+  /**
+   * Maps row sets a memo names to this snapshot, counting their rows as the relation's (the evaluation
+   * jobs' memos too: evaluation-memo.ts).
+   */
+  mapMemoRowSets(sets: readonly MemoRowSet[]): void {
     for (const set of sets) {
       this.context.rowSets.map(set);
       this.memoRowCounts.set(set.relation, (this.memoRowCounts.get(set.relation) ?? 0) + set.rows);

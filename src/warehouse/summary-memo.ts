@@ -28,10 +28,10 @@ import { VERSION } from '../version.js';
 import type { AlteredValue } from './altered-values.js';
 import type { ScopeContext } from './assessment-rows.js';
 import { appendRows, type CellValue } from './db.js';
-import type { LoadWarning } from './row-builder.js';
+import type { LoadWarning, RowCollector } from './row-builder.js';
 import { POSITION_COLUMNS, positionCells, SHARED_TABLES, type Position } from './row-sets.js';
 import { ROW_FORMAT } from './row-format.js';
-import { ASSESSMENTS } from './schema.js';
+import { ASSESSMENTS, ATTACK_RUNS } from './schema.js';
 import { ctx, type TableDef } from './schema-core.js';
 import type { ProjectEntry } from './summary-rows.js';
 import { quoteLiteral } from './sql.js';
@@ -111,7 +111,7 @@ export interface SummaryMemo extends SummaryOutcome {
  * airt-report version, the shared tables' columns), the memo's kind and its own facts, then `text`.
  */
 export function memoKey(
-  kind: 'summary' | 'assessment',
+  kind: 'summary' | 'assessment' | 'evaluation_job',
   facts: unknown,
   text: string | Uint8Array = '',
 ): string {
@@ -146,7 +146,9 @@ export function summaryMemoKey(file: ManifestFile, entry: ProjectEntry): string 
 
 /**
  * The memos stored under `keys`, with their row sets and the ids in their attack_runs rows, and with
- * the memos they name (a summary's assessments') in place: one query, and one more for named memos.
+ * the memos they name (a summary's assessments') in place: one query for the memos and their row
+ * sets, one for the attack runs' ids where a memo has attack_runs rows (a job's memo has none: the ids
+ * were a join every lookup paid), and the same again for named memos.
  * A memo naming one that is gone is not usable. Every row set a stored memo names is mapped: retention
  * deletes a memo in the same transaction as the last mapping of any of its row sets
  * (deleteStaleSummaryMemos), and nothing else deletes mappings, so this does not look at the mappings
@@ -160,17 +162,10 @@ export async function readSummaryMemos(
   if (keys.length === 0) return found;
   const list = [...new Set(keys)].map(quoteLiteral).join(', ');
   const reader = await conn.runAndReadAll(
-    `WITH sets AS (SELECT * FROM summary_memo_row_sets WHERE memo_key IN (${list})),
-     runs AS (
-       SELECT row_set, to_json(list(attack_run_id ORDER BY attack_run_id))::VARCHAR AS ids
-       FROM stored_attack_runs
-       WHERE row_set IN (SELECT row_set FROM sets WHERE relation = 'attack_runs') AND attack_run_id IS NOT NULL
-       GROUP BY row_set)
-     SELECT m.memo_key, m.memo, r.relation, r.row_set, r.rows, runs.ids,
+    `SELECT m.memo_key, m.memo, r.relation, r.row_set, r.rows,
             ${POSITION_COLUMNS.map((c) => `r.${c.name}`).join(', ')}
      FROM summary_memos m
-     LEFT JOIN sets r ON r.memo_key = m.memo_key
-     LEFT JOIN runs ON r.relation = 'attack_runs' AND runs.row_set = r.row_set
+     LEFT JOIN summary_memo_row_sets r ON r.memo_key = m.memo_key
      WHERE m.memo_key IN (${list})
      ORDER BY m.memo_key, r.relation, r.row_set, r.ordinal`,
   );
@@ -179,14 +174,12 @@ export async function readSummaryMemos(
     {
       outcome: string;
       rowSets: MemoRowSet[];
-      runIds: string[];
       references: { key: string; ordinal: number }[];
     }
   >();
-  for (const [key, memo, relation, rowSet, rows, runIds, ...cells] of reader.getRows()) {
+  for (const [key, memo, relation, rowSet, rows, ...cells] of reader.getRows()) {
     let entry = memos.get(String(key));
-    if (!entry)
-      memos.set(String(key), (entry = { outcome: String(memo), rowSets: [], runIds: [], references: [] }));
+    if (!entry) memos.set(String(key), (entry = { outcome: String(memo), rowSets: [], references: [] }));
     if (relation === null) continue;
     const position = cells.map((v) => (typeof v === 'bigint' ? Number(v) : v)) as CellValue[];
     if (relation === MEMO_REFERENCE) {
@@ -194,22 +187,48 @@ export async function readSummaryMemos(
       continue;
     }
     entry.rowSets.push({ relation: String(relation), rowSet: String(rowSet), rows: Number(rows), position });
-    if (runIds !== null) entry.runIds.push(...(JSON.parse(String(runIds)) as string[]));
   }
+  // The ids in their attack runs rows, only where a memo has such rows (a job's memo has none).
+  const runIds = await attackRunIds(
+    conn,
+    [...memos.values()].flatMap((m) => m.rowSets.filter((s) => s.relation === ATTACK_RUNS.name)),
+  );
   const referenced = await readSummaryMemos(
     conn,
     [...memos.values()].flatMap((m) => m.references.map((r) => r.key)),
   );
-  for (const [key, { outcome, rowSets, runIds, references }] of memos) {
+  for (const [key, { outcome, rowSets, references }] of memos) {
     if (!references.every((r) => referenced.has(r.key))) continue;
     const parts = references.map((r) => ({ ...r, memo: referenced.get(r.key)! }));
     found.set(key, {
       ...(JSON.parse(outcome) as SummaryOutcome),
       rowSets: [...rowSets, ...parts.flatMap((part) => placedRowSets(part.memo.rowSets, part.ordinal))],
-      attackRunIds: [...runIds, ...parts.flatMap((part) => part.memo.attackRunIds)],
+      attackRunIds: [
+        ...rowSets.flatMap((set) => runIds.get(set.rowSet) ?? []),
+        ...parts.flatMap((part) => part.memo.attackRunIds),
+      ],
     });
   }
   return found;
+}
+
+/** The attack run ids in each of these attack_runs row sets' stored rows, in id order: one query. */
+async function attackRunIds(
+  conn: DuckDBConnection,
+  sets: readonly MemoRowSet[],
+): Promise<Map<string, string[]>> {
+  const ids = new Map<string, string[]>();
+  if (sets.length === 0) return ids;
+  const reader = await conn.runAndReadAll(
+    `SELECT row_set, to_json(list(attack_run_id ORDER BY attack_run_id))::VARCHAR
+     FROM stored_attack_runs
+     WHERE row_set IN (${[...new Set(sets.map((s) => s.rowSet))].map(quoteLiteral).join(', ')})
+       AND attack_run_id IS NOT NULL
+     GROUP BY row_set`,
+  );
+  for (const [rowSet, list] of reader.getRows())
+    ids.set(String(rowSet), JSON.parse(String(list)) as string[]);
+  return ids;
 }
 
 const ORDINAL = POSITION_COLUMNS.findIndex((c) => c.name === 'ordinal');
@@ -348,6 +367,23 @@ export class SummaryMemoLoad {
       if (list.length > start) unit.ranges.set(table, [start, list.length]);
     }
     unit.outcome = outcome;
+  }
+
+  /**
+   * Collects an item's rows (`collect`) as a unit of its own, memoized with `outcome` unless it raised
+   * a warning: a warning names the item's JSON path, which moves with it (an assessment's, a job's).
+   * True when it is memoized.
+   */
+  collectUnit(key: string, sink: RowCollector, collect: () => void, outcome: () => SummaryOutcome): boolean {
+    const unit = this.open(key, sink.rows);
+    const warningsBefore = sink.warnings.length;
+    collect();
+    if (sink.warnings.length > warningsBefore) {
+      this.discard(unit);
+      return false;
+    }
+    this.close(unit, sink.rows, outcome());
+    return true;
   }
 
   /** Gives up a unit (it will not be memoized): its rows stay those of the unit around it, if any. */

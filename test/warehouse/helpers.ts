@@ -71,16 +71,63 @@ export async function editAssessments(
   edit: (list: Record<string, unknown>[]) => Record<string, unknown>[],
 ): Promise<void> {
   const text = await readFile(file, 'utf8');
-  const open = text.indexOf('"assessments": [');
+  const { items } = listedItems(text, 'assessments', file);
+  const bytesOf = new Map(items.map((item) => [JSON.stringify(JSON.parse(item)), item]));
+  const edited = edit(items.map((item) => JSON.parse(item) as Record<string, unknown>));
+  await writeFile(file, withItems(text, 'assessments', edited, bytesOf, file));
+}
+
+/**
+ * Rewrites a snapshot's evaluation list pages (`pages`, in order): `edit` gets each page's jobs and
+ * returns each page's new jobs and the list's new `total`. A job equal to one listed before, on any
+ * page, keeps its bytes, as a service lists a job that did not change (the jobs move between pages
+ * when a new one is listed first); the others are written in the fixtures' layout.
+ */
+export async function editEvaluationPages(
+  pages: readonly string[],
+  edit: (pages: Record<string, unknown>[][]) => { pages: unknown[][]; total: number },
+): Promise<void> {
+  const texts = await Promise.all(pages.map((p) => readFile(p, 'utf8')));
+  const listed = texts.map((text, i) => listedItems(text, 'items', pages[i]!).items);
+  const bytesOf = new Map(listed.flat().map((item) => [JSON.stringify(JSON.parse(item)), item]));
+  const edited = edit(
+    listed.map((items) => items.map((item) => JSON.parse(item) as Record<string, unknown>)),
+  );
+  for (const [i, page] of pages.entries()) {
+    const text = withItems(texts[i]!, 'items', edited.pages[i] ?? [], bytesOf, page);
+    await writeFile(page, text.replace(/\n {2}"total": \d+/, `\n  "total": ${edited.total}`));
+  }
+}
+
+/**
+ * The items of a top-level array member in the fixtures' two-space layout, found on their own (not
+ * through the loader's scanner): an item is the text from "\n    {" to "\n    }" within the array.
+ */
+function listedItems(
+  text: string,
+  member: string,
+  file: string,
+): { open: number; close: number; items: string[] } {
+  const open = text.indexOf(`"${member}": [`);
   const close = text.indexOf('\n  ]', open);
   if (open < 0 || close < 0) throw new Error(`${file} is not laid out as the fixtures are`);
   const items = [...text.slice(open, close).matchAll(/\n {4}\{[^]*?\n {4}\}/g)].map((m) => m[0].trimStart());
-  const bytesOf = new Map(items.map((item) => [JSON.stringify(JSON.parse(item)), item]));
-  const edited = edit(items.map((item) => JSON.parse(item) as Record<string, unknown>));
+  return { open, close, items };
+}
+
+/** `text` with its `member` array holding `list`: the bytes of an item listed before, else laid out anew. */
+function withItems(
+  text: string,
+  member: string,
+  list: readonly unknown[],
+  bytesOf: ReadonlyMap<string, string>,
+  file: string,
+): string {
+  const { open, close } = listedItems(text, member, file);
   const layout = (a: unknown): string => JSON.stringify(a, null, 2).replace(/\n/g, '\n    ');
-  const written = edited.map((a) => bytesOf.get(JSON.stringify(a)) ?? layout(a));
-  const list = written.length === 0 ? '' : `\n    ${written.join(',\n    ')}`;
-  await writeFile(file, `${text.slice(0, open)}"assessments": [${list}${text.slice(close)}`);
+  const written = list.map((a) => bytesOf.get(JSON.stringify(a)) ?? layout(a));
+  const items = written.length === 0 ? '' : `\n    ${written.join(',\n    ')}`;
+  return `${text.slice(0, open)}"${member}": [${items}${text.slice(close)}`;
 }
 
 /** Rows of a query as objects. */

@@ -2,10 +2,10 @@
  * The write paths of shared row sets under SIGKILL: a night mapped to an earlier one's rows (same
  * inputs) and a night whose findings and one project summary changed (new row sets; the other
  * summary taken from its memo, the changed one's memo written, its unchanged assessments taken from
- * their memos and the changed one's written), loaded in one process killed at a
- * random progress event. Each snapshot is one transaction, so the database is always one of the states
- * between snapshots, and loading again ends exactly where an uninterrupted load ends: nothing lost,
- * no row set stored twice.
+ * their memos and the changed one's written, its evaluation jobs taken from their memos), loaded in
+ * one process killed at a random progress event. Each snapshot is one transaction, so the database is
+ * always one of the states between snapshots, and loading again ends exactly where an uninterrupted
+ * load ends: nothing lost, no row set stored twice.
  */
 import { cp, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -89,6 +89,7 @@ describe('shared row sets when the load is killed', () => {
     expect(events).toBeGreaterThan(20);
     expect(seen).toContain('summaries_reused');
     expect(seen).toContain('assessments_reused');
+    expect(seen).toContain('evaluation_jobs_reused');
     for (let i = 0; i < KILLS; i++) {
       const at = 1 + Math.floor(Math.random() * events);
       const db = path.join(work.dir, `killed-${i}.duckdb`);

@@ -19,6 +19,7 @@ import {
   copyDatabase,
   copyFixture,
   editAssessments,
+  editEvaluationPages,
   FIXTURES,
   reseal,
   rows,
@@ -260,6 +261,13 @@ async function editSummary(dir: string, project: string, notes: string): Promise
   ]);
 }
 
+/** Loads `dir` into `db` and returns the progress events of one type (what memos stood for). */
+async function loadReporting(db: string, dir: string, type: LoadProgress['type']): Promise<LoadProgress[]> {
+  const events: LoadProgress[] = [];
+  await loadSnapshots(db, [dir], { onProgress: (e) => events.push(e) });
+  return events.filter((e) => e.type === type);
+}
+
 /**
  * Checks that every table holds for snapshot `id` in `db` the rows a full read of `dir` alone gives;
  * returns that read's result.
@@ -307,20 +315,19 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
     });
   }
 
-  /** A new job first on page 1: every earlier job moves one place on (page 1's last to page 2). */
+  /**
+   * A new job first on page 1: every earlier job moves one place on (page 1's last to page 2), its
+   * bytes as they were (as a service lists a job that did not change).
+   */
   async function addJob(dir: string): Promise<number> {
     const pages = ['page-0001.json', 'page-0002.json'].map((p) => path.join(dir, 'evaluations', p));
-    const bodies = await Promise.all(
-      pages.map(
-        async (p) =>
-          JSON.parse(await readFile(p, 'utf8')) as { items: Record<string, unknown>[]; total: number },
-      ),
-    );
-    const [one, two] = bodies as [(typeof bodies)[0], (typeof bodies)[0]];
-    const jobs = [{ ...one.items[0], id: NEW_JOB, name: 'queued overnight' }, ...one.items, ...two.items];
-    await writeFile(pages[0]!, JSON.stringify({ ...one, items: jobs.slice(0, 2), total: jobs.length }));
-    await writeFile(pages[1]!, JSON.stringify({ ...two, items: jobs.slice(2), total: jobs.length }));
-    return jobs.length - 2;
+    let secondPage = 0;
+    await editEvaluationPages(pages, ([one = [], two = []]) => {
+      const jobs = [{ ...one[0], id: NEW_JOB, name: 'queued overnight' }, ...one, ...two];
+      secondPage = jobs.length - 2;
+      return { pages: [jobs.slice(0, 2), jobs.slice(2)], total: jobs.length };
+    });
+    return secondPage;
   }
 
   it("stores the new assessment's and job's rows only, and reads every row as a full read gives it", async () => {
@@ -345,9 +352,12 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
     // payments-bot's summary changed: of its four assessments, the three the database built before
     // are taken from their memos and only the new one is built (support-agent's unchanged summary
     // comes from its memo).
-    expect(events.filter((e) => e.type === 'assessments_reused' || e.type === 'summaries_reused')).toEqual([
+    // Every job moved on (one from page 1 to page 2): the three listed before are taken from their
+    // memos and the new one is built (the fixture's repeat of a job on page 2 is skipped, unkeyed).
+    expect(events.filter((e) => e.type.endsWith('_reused'))).toEqual([
       { type: 'summaries_reused', snapshotId: id, reused: 1, summaries: 2 },
       { type: 'assessments_reused', snapshotId: id, reused: 3, assessments: 4 },
+      { type: 'evaluation_jobs_reused', snapshotId: id, reused: 3, jobs: 4 },
     ]);
     const added = async (table: string, where: string): Promise<number> =>
       Number(
@@ -388,11 +398,7 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
         list.map((a, i) => (i === 1 ? { ...a, reports: 'not a list' } : a)),
       );
     };
-    const reused = async (dir: string): Promise<LoadProgress[]> => {
-      const events: LoadProgress[] = [];
-      await loadSnapshots(db, [dir], { onProgress: (e) => events.push(e) });
-      return events.filter((e) => e.type === 'assessments_reused');
-    };
+    const reused = (dir: string): Promise<LoadProgress[]> => loadReporting(db, dir, 'assessments_reused');
     const nightA = await nextNight(FIXTURES.second, '20260316T060000Z-warned', spoil);
     expect(await reused(nightA)).toEqual([
       { type: 'assessments_reused', snapshotId: '20260316T060000Z-warned', reused: 2, assessments: 3 },
@@ -414,6 +420,88 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
       ),
     ).toEqual([{ message: expect.stringContaining('$.assessments[2].reports') as unknown }]);
     await expectAsFullRead(db, nightB, id, 'warned-moved');
+  });
+
+  it('builds again a job that raised a warning (its JSON path moves with it), as a full read does', async () => {
+    const db = await copyDatabase(secondLoaded, path.join(work.dir, 'job-warned.duckdb'));
+    const pages = (dir: string): string[] =>
+      ['page-0001.json', 'page-0002.json'].map((p) => path.join(dir, 'evaluations', p));
+    // The second job's item count is not a number: a warning naming $.items[1].item_counts.
+    const spoil = async (dir: string): Promise<void> =>
+      editEvaluationPages(pages(dir), ([one = [], two = []]) => ({
+        pages: [
+          one.map((job, i) => (i === 1 ? { ...job, item_counts: { agent_finished: 'many' } } : job)),
+          two,
+        ],
+        total: 3,
+      }));
+    const reused = (dir: string): Promise<LoadProgress[]> => loadReporting(db, dir, 'evaluation_jobs_reused');
+    const nightA = await nextNight(FIXTURES.second, '20260316T060000Z-job-warned', spoil);
+    expect(await reused(nightA)).toEqual([
+      { type: 'evaluation_jobs_reused', snapshotId: '20260316T060000Z-job-warned', reused: 2, jobs: 3 },
+    ]);
+    const id = '20260317T060000Z-job-warned-moved';
+    let secondPage = 0;
+    const nightB = await nextNight(FIXTURES.second, id, async (dir) => {
+      await spoil(dir);
+      secondPage = await addJob(dir);
+    });
+    await reseal(nightB, (m) => {
+      for (const f of m.files) if (f.path === 'evaluations/page-0002.json') f.records = secondPage;
+    });
+    // The warned job has no memo: built again, its warning naming its place on page 2 now.
+    expect(await reused(nightB)).toEqual([
+      { type: 'evaluation_jobs_reused', snapshotId: id, reused: 2, jobs: 4 },
+    ]);
+    expect(
+      await rows(
+        db,
+        `SELECT file, message FROM load_warnings WHERE snapshot_id = '${id}' AND code = 'type_mismatch'`,
+      ),
+    ).toEqual([
+      {
+        file: 'evaluations/page-0002.json',
+        message: '$.items[0].item_counts.agent_finished is not BIGINT; kept in extra',
+      },
+    ]);
+    await expectAsFullRead(db, nightB, id, 'job-warned-moved');
+  });
+
+  it('builds again a job listed again after retention deleted its rows (its memo went with them)', async () => {
+    const db = path.join(work.dir, 'job-retention.duckdb');
+    const pages = (dir: string): string[] =>
+      ['page-0001.json', 'page-0002.json'].map((p) => path.join(dir, 'evaluations', p));
+    const FIRST_JOB = 'd0000000-0000-4000-8000-000000000001';
+    // A night without the first job; only it is kept, so the first job's rows (and memo) go.
+    const without = await nextNight(FIXTURES.second, '20260316T060000Z-job-gone', (dir) =>
+      editEvaluationPages(pages(dir), ([one = [], two = []]) => ({
+        pages: [one.filter((job) => job.id !== FIRST_JOB), two],
+        total: 2,
+      })),
+    );
+    await reseal(without, (m) => {
+      for (const f of m.files) if (f.path === 'evaluations/page-0001.json') f.records = 1;
+    });
+    await loadSnapshots(db, [FIXTURES.second, without]);
+    await pruneWarehouse(db, { org: 'acme', workspace: 'main', keep: ['20260316T060000Z-job-gone'] });
+    expect(
+      await rows(db, `SELECT count(*) AS n FROM stored_evaluation_jobs WHERE evaluation_id = '${FIRST_JOB}'`),
+    ).toEqual([{ n: 0 }]);
+    // second's pages again: the first job is built, the others are taken from their memos.
+    const id = '20260317T060000Z-job-back';
+    const back = await nextNight(FIXTURES.second, id);
+    const events: LoadProgress[] = [];
+    await loadSnapshots(db, [back], { onProgress: (e) => events.push(e) });
+    expect(events.filter((e) => e.type === 'evaluation_jobs_reused')).toEqual([
+      { type: 'evaluation_jobs_reused', snapshotId: id, reused: 2, jobs: 3 },
+    ]);
+    expect(
+      await rows(
+        db,
+        `SELECT count(*) AS n FROM evaluation_jobs WHERE snapshot_id = '${id}' AND evaluation_id = '${FIRST_JOB}'`,
+      ),
+    ).toEqual([{ n: 1 }]);
+    await expectAsFullRead(db, back, id, 'job-back');
   });
 });
 

@@ -86,6 +86,10 @@ export const loadCommand = defineCommand<LoadArgs>({
           progress(
             `  ${event.reused} of ${event.assessments} assessments in the changed summaries unchanged since an earlier load: their rows are shared, not built again`,
           );
+        else if (event.type === 'evaluation_jobs_reused')
+          progress(
+            `  ${event.reused} of ${event.jobs} evaluation jobs unchanged since an earlier load: their rows are shared, not built again`,
+          );
         else if (event.type === 'same_inputs')
           progress(`  same files as ${show(event.twin)}: its rows are shared, no file parsed`);
         else if (event.type === 'already_loaded')
