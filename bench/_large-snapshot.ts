@@ -1,7 +1,8 @@
 /**
  * What the load benches share: the built CLI run in a child process with its wall time and peak RSS
  * (VmHWM), the cached snapshot of the simulator's large preset, and DuckDB's raw `read_json` of the
- * same trial files as the same-run baseline. bench/load.ts and bench/nightly-load.ts use it.
+ * same trial files as the same-run baseline; the loader run as `run`'s load step calls it (runLoadStep).
+ * bench/load.ts, bench/nightly-load.ts and bench/nightly-snapshot.ts use it.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
@@ -45,8 +46,13 @@ export interface MeasuredRun {
 
 /** Runs the built CLI in a child process, sampling its peak RSS; never throws on the exit code. */
 export async function runCliMeasured(args: string[], env: Record<string, string> = {}): Promise<MeasuredRun> {
+  return runNodeMeasured([CLI, ...args], env);
+}
+
+/** Runs Node with `args` in a child process, sampling its peak RSS; never throws on the exit code. */
+async function runNodeMeasured(args: string[], env: Record<string, string>): Promise<MeasuredRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -76,6 +82,33 @@ export async function runCli(
   const { code, stdout, stderr, wallMs, peakRssKb } = await runCliMeasured(args, env);
   if (code !== 0 && code !== 3) throw new Error(`airt-report ${args[0]} exited with ${code}:\n${stderr}`);
   return { wallMs, peakRssKb, stdout };
+}
+
+/**
+ * The built loader, as a scheduled `run` calls it in its load step: `loadSnapshots` in a child process,
+ * timed from the call to its return (opening the database, loading, committing, closing). Node's
+ * start and the imports (~0.5 s on a 2-core machine) are left out, as a snapshot's time leaves them
+ * out (it runs from its manifest's started_at): a `run` pays them once a night, before any step.
+ */
+const LOAD_STEP = `
+const [dir, db] = process.argv.slice(1);
+const { loadSnapshots } = await import(${JSON.stringify(new URL('../dist/warehouse/loader.js', import.meta.url).href)});
+const started = performance.now();
+await loadSnapshots(db, [dir]);
+process.stdout.write(JSON.stringify({ ms: performance.now() - started }));
+`;
+
+/** loadSnapshots(db, [dir]) as `run`'s load step makes it (LOAD_STEP): its time and peak RSS. */
+export async function runLoadStep(
+  dir: string,
+  db: string,
+): Promise<{ ms: number; peakRssKb: number | null }> {
+  // The CLI's entry sets the same thread pool size (bin/airt-report.cjs) before anything starts it.
+  const run = await runNodeMeasured(['--input-type=module', '-e', LOAD_STEP, dir, db], {
+    UV_THREADPOOL_SIZE: '8',
+  });
+  if (run.code !== 0) throw new Error(`the load step exited with ${run.code}:\n${run.stderr}`);
+  return { ms: (JSON.parse(run.stdout) as { ms: number }).ms, peakRssKb: run.peakRssKb };
 }
 
 /** The cached large snapshot's directory, taking it first when there is none. */

@@ -38,6 +38,11 @@
  *     of day 1's time (`*_fixed_share_of_day1`). Also the largest load peak RSS over those nights.
  *     Day 1's load and each of these nights' loads are the median of three (LOAD_REPEATS: two into
  *     copies of the database, then the database itself): one load varied by up to ~40 % between runs.
+ *     They, and (b)'s unchanged night, are also loaded as a scheduled `run`'s load step loads them
+ *     (runLoadStep: `loadSnapshots` in a child process, timed from the call to its return, into
+ *     copies of the database; median of three): the `*_load_step_*` figures. Node's start and the
+ *     imports (~0.5 s here) are left out of those as they are left out of a snapshot's time: a `run`
+ *     pays them once a night whatever its steps, and a `load` command once per process.
  *
  * Time is from the manifest's started_at to the end of publishing (the directory's rename sets its
  * ctime), so Node's start-up is left out; the snapshot runs as the real CLI in a child process and
@@ -56,7 +61,7 @@ import { diskUsage } from '../src/snapshot/disk-usage.js';
 import type { FileKind, Manifest } from '../src/snapshot/manifest.js';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { STORED_TABLES } from '../src/warehouse/row-sets.js';
-import { buildCli, runCli } from './_large-snapshot.js';
+import { buildCli, runCli, runLoadStep } from './_large-snapshot.js';
 
 const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const TOKEN = 'bench-token';
@@ -193,31 +198,71 @@ async function load(dir: string, db: string): Promise<Loaded> {
 }
 
 /**
- * How many times a night that a figure rests on (day 1's load, each of (c)'s nights) is loaded: into
- * copies of the database as it was before the night, then into the database itself. The median is
- * quoted: one load of the same night varied by up to ~40 % between runs on a 2-core machine.
+ * A night's load as a scheduled `run` makes it (runLoadStep: loadSnapshots timed from the call to its
+ * return, Node's start and imports left out), into `db`.
+ */
+async function loadStep(dir: string, db: string): Promise<Loaded> {
+  const { ms, peakRssKb } = await runLoadStep(dir, db);
+  return {
+    seconds: ms / 1000,
+    dbBytes: (await stat(db)).size,
+    peakRssMb: peakRssKb === null ? null : round(peakRssKb / 1024, 1),
+  };
+}
+
+/**
+ * How many times a night that a figure rests on (day 1's load, each of (c)'s nights) is loaded each
+ * way (the CLI, and as `run`'s load step): into copies of the database as it was before the night,
+ * then, the last CLI load, into the database itself. The medians are quoted: one load of the same
+ * night varied by up to ~40 % between runs on a 2-core machine.
  */
 const LOAD_REPEATS = 3;
 
-/** load(), LOAD_REPEATS times as said above: the median seconds, the largest peak RSS, the file size. */
-async function loadRepeated(dir: string, db: string): Promise<Loaded> {
-  const copy = `${db}.repeat.duckdb`;
-  const runs: Loaded[] = [];
-  for (let i = 1; i < LOAD_REPEATS; i++) {
-    const exists = await stat(db).then(
-      () => true,
-      () => false,
-    );
-    if (exists) await copyFile(db, copy);
-    runs.push(await load(dir, copy));
-    for (const file of [copy, `${copy}.wal`]) await rm(file, { force: true });
-  }
-  runs.push(await load(dir, db));
+/** A night loaded both ways LOAD_REPEATS times (see above): the CLI's figures and the load step's. */
+interface LoadedBothWays {
+  cli: Loaded;
+  step: Loaded;
+}
+
+/** The median seconds, the largest peak RSS and the last file size of several loads of one night. */
+function medianOf(runs: readonly Loaded[]): Loaded {
   return {
     seconds: median(runs.map((r) => r.seconds)),
     dbBytes: runs.at(-1)!.dbBytes,
     peakRssMb: maxPeak(runs.map((r) => r.peakRssMb)),
   };
+}
+
+/** Loads `dir` (`how`: the CLI or the load step) into a copy of `db` as it is now, then deletes the copy. */
+async function loadIntoCopy(
+  how: (dir: string, db: string) => Promise<Loaded>,
+  dir: string,
+  db: string,
+): Promise<Loaded> {
+  const copy = `${db}.repeat.duckdb`;
+  const exists = await stat(db).then(
+    () => true,
+    () => false,
+  );
+  if (exists) await copyFile(db, copy);
+  try {
+    return await how(dir, copy);
+  } finally {
+    for (const file of [copy, `${copy}.wal`]) await rm(file, { force: true });
+  }
+}
+
+/** Loads a night LOAD_REPEATS times each way, in turn, as said above. */
+async function loadRepeated(dir: string, db: string): Promise<LoadedBothWays> {
+  const cli: Loaded[] = [];
+  const step: Loaded[] = [];
+  for (let i = 1; i < LOAD_REPEATS; i++) {
+    cli.push(await loadIntoCopy(load, dir, db));
+    step.push(await loadIntoCopy(loadStep, dir, db));
+  }
+  step.push(await loadIntoCopy(loadStep, dir, db));
+  cli.push(await load(dir, db));
+  return { cli: medianOf(cli), step: medianOf(step) };
 }
 
 /**
@@ -258,6 +303,8 @@ interface AfterThirtyDays {
   db: string;
   day1Seconds: number;
   day1LoadSeconds: number;
+  /** Day 1's load as `run`'s load step makes it (runLoadStep). */
+  day1LoadStepSeconds: number;
   day1FetchedBytes: number;
 }
 
@@ -272,7 +319,7 @@ async function thirtyDays(
   const day1Bytes = (await diskUsage([day1.dir])).bytes;
   const day1Fetched = ownBytes(day1.manifest);
   const db = path.join(path.dirname(out), 'nightly.duckdb');
-  const day1Load = await loadRepeated(day1.dir, db);
+  const { cli: day1Load, step: day1Step } = await loadRepeated(day1.dir, db);
   const perDay: {
     day: number;
     seconds: number;
@@ -314,6 +361,7 @@ async function thirtyDays(
   // A night with nothing new (the epoch kept): what any night costs whatever its data (process start,
   // verify, mapping, commit). The rest of a changed night is its variable part.
   const unchanged = await snapshot(sim, out, days.at(-1)!.dir);
+  const unchangedStep = await loadIntoCopy(loadStep, unchanged.dir, db);
   const unchangedLoad = await load(unchanged.dir, db);
   await rm(unchanged.dir, { recursive: true, force: true });
   const total = await diskUsage(days.map((d) => d.dir));
@@ -400,6 +448,11 @@ async function thirtyDays(
     ),
     unchanged_night_seconds: round(unchanged.seconds, 2),
     unchanged_night_load_seconds: round(unchangedLoad.seconds, 2),
+    // The same loads as a scheduled run's load step makes them (runLoadStep: Node's start and imports
+    // left out, as a snapshot's time leaves them out; a run pays them once a night).
+    day1_load_step_seconds: round(day1Step.seconds, 2),
+    unchanged_night_load_step_seconds: round(unchangedStep.seconds, 2),
+    unchanged_night_load_step_share_of_day1: round(unchangedStep.seconds / day1Step.seconds),
     // Cost per fetched MB beyond a night's fixed cost, a later night's against day 1's.
     later_days_variable_load_cost_per_mb_vs_day1: round(
       (meanLoad - unchangedLoad.seconds) /
@@ -419,6 +472,7 @@ async function thirtyDays(
     db,
     day1Seconds: day1.seconds,
     day1LoadSeconds: day1Load.seconds,
+    day1LoadStepSeconds: day1Step.seconds,
     day1FetchedBytes: day1Fetched,
   };
 }
@@ -441,23 +495,26 @@ async function nightsOfDifferentSizes(
     fetched_summary_mb: number;
     snapshot_seconds: number;
     load_seconds: number;
+    load_step_seconds: number;
     load_peak_rss_mb: number | null;
   }[] = [];
   // The line is fitted on the unrounded figures; per_night shows them rounded.
   const fetchedMb: number[] = [];
   const snapshotSeconds: number[] = [];
   const loadSeconds: number[] = [];
+  const stepSeconds: number[] = [];
   let previous = after.last;
   let epoch = after.lastEpoch;
   for (const step of NIGHT_STEPS) {
     epoch += step;
     sim.setEpoch(epoch);
     const taken = await snapshot(sim, out, previous.dir);
-    const loaded = await loadRepeated(taken.dir, after.db);
+    const { cli: loaded, step: stepped } = await loadRepeated(taken.dir, after.db);
     previous = taken;
     fetchedMb.push(ownBytes(taken.manifest) / 1e6);
     snapshotSeconds.push(taken.seconds);
     loadSeconds.push(loaded.seconds);
+    stepSeconds.push(stepped.seconds);
     nights.push({
       epoch_step: step,
       epoch,
@@ -466,12 +523,14 @@ async function nightsOfDifferentSizes(
       fetched_summary_mb: round(ownBytes(taken.manifest, 'project_summary') / 1e6, 2),
       snapshot_seconds: round(taken.seconds, 2),
       load_seconds: round(loaded.seconds, 2),
+      load_step_seconds: round(stepped.seconds, 2),
       load_peak_rss_mb: loaded.peakRssMb,
     });
   }
   const day1FetchedMb = after.day1FetchedBytes / 1e6;
   const loadLine = fitLine(fetchedMb, loadSeconds);
   const snapshotLine = fitLine(fetchedMb, snapshotSeconds);
+  const stepLine = fitLine(fetchedMb, stepSeconds);
   emit({
     figure: 'nightly_sizes',
     workspace: label,
@@ -486,6 +545,13 @@ async function nightsOfDifferentSizes(
     load_marginal_cost_per_mb_vs_day1: round(loadLine.b / (after.day1LoadSeconds / day1FetchedMb)),
     // What every changed night costs whatever its size, against day 1's whole time.
     load_fixed_share_of_day1: round(loadLine.a / after.day1LoadSeconds),
+    // The same as a scheduled run's load step makes the loads (runLoadStep), against day 1's load step.
+    day1_load_step_seconds: round(after.day1LoadStepSeconds, 2),
+    load_step_fit_seconds_per_fetched_mb: round(stepLine.b, 4),
+    load_step_fit_fixed_seconds: round(stepLine.a),
+    load_step_fit_r2: round(stepLine.r2),
+    load_step_marginal_cost_per_mb_vs_day1: round(stepLine.b / (after.day1LoadStepSeconds / day1FetchedMb)),
+    load_step_fixed_share_of_day1: round(stepLine.a / after.day1LoadStepSeconds),
     snapshot_fit_seconds_per_fetched_mb: round(snapshotLine.b, 4),
     snapshot_fit_fixed_seconds: round(snapshotLine.a),
     snapshot_fit_r2: round(snapshotLine.r2),
