@@ -63,7 +63,9 @@ export async function hashFiles(
   }
   const workers = Array.from(
     { length: Math.max(1, Math.min(threads, files.length)) },
-    () => new Worker(WORKER_SOURCE, { eval: true }),
+    // Not the host's flags: under `--input-type=module` (a script given with -e) the source above,
+    // CommonJS, would be read as an ES module and fail on `require`. It needs none of them.
+    () => new Worker(WORKER_SOURCE, { eval: true, execArgv: [] }),
   );
   let next = 0;
   try {

@@ -5,10 +5,16 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { hashFiles, INLINE_HASH_BYTES } from '../../src/snapshot/hash-pool.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
+
+const run = promisify(execFile);
+const HASH_POOL = fileURLToPath(new URL('../../src/snapshot/hash-pool.ts', import.meta.url));
 
 describe('hashing many files', () => {
   it('gives the same digests in input order on this thread and on workers, undefined where missing', async () => {
@@ -32,6 +38,19 @@ describe('hashing many files', () => {
     expect(await hashFiles(listed, { totalBytes: total })).toEqual(expected);
     expect(await hashFiles(listed, { threads: 2 })).toEqual(expected);
     expect(await hashFiles(listed, { threads: 2, totalBytes: INLINE_HASH_BYTES })).toEqual(expected);
+  });
+
+  it('hashes on workers in a host started with --input-type=module (a script given with -e)', async () => {
+    const dir = await makeTempDir('airt-hash-pool-');
+    const file = path.join(dir, 'f.json');
+    await writeFile(file, 'x'.repeat(1000));
+    const script = `
+      const { hashFiles } = await import(${JSON.stringify(pathToFileURL(HASH_POOL).href)});
+      process.stdout.write(JSON.stringify(await hashFiles([${JSON.stringify(file)}], { threads: 1 })));`;
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
+    expect(JSON.parse(stdout)).toEqual([
+      { sha256: createHash('sha256').update('x'.repeat(1000)).digest('hex'), bytes: 1000 },
+    ]);
   });
 
   it('rejects a file that cannot be read, either way', async () => {
