@@ -9,13 +9,15 @@ import { Worker } from 'node:worker_threads';
 import { HASH_READ_CHUNK_BYTES, hashFile, type FileDigest } from './hash-file.js';
 
 /**
- * The worker, as CommonJS source (eval'd: no separate file to resolve from src/ or dist/, so it cannot
- * import hashFile and repeats its loop).
+ * The worker's source (eval'd: no separate file to resolve from src/ or dist/, so it cannot import
+ * hashFile and repeats its loop). It takes Node's modules from process.getBuiltinModule, neither
+ * require nor import: a worker inherits the host's flags and NODE_OPTIONS, and under
+ * --input-type=module (a script given to node -e) eval'd source is an ES module, with no require.
  */
 const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
-const { createReadStream } = require('node:fs');
+const { parentPort } = process.getBuiltinModule('node:worker_threads');
+const { createHash } = process.getBuiltinModule('node:crypto');
+const { createReadStream } = process.getBuiltinModule('node:fs');
 parentPort.on('message', async ({ index, file }) => {
   const hash = createHash('sha256');
   let bytes = 0;
@@ -63,9 +65,7 @@ export async function hashFiles(
   }
   const workers = Array.from(
     { length: Math.max(1, Math.min(threads, files.length)) },
-    // Not the host's flags: under `--input-type=module` (a script given with -e) the source above,
-    // CommonJS, would be read as an ES module and fail on `require`. It needs none of them.
-    () => new Worker(WORKER_SOURCE, { eval: true, execArgv: [] }),
+    () => new Worker(WORKER_SOURCE, { eval: true }),
   );
   let next = 0;
   try {

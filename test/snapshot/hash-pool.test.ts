@@ -40,17 +40,20 @@ describe('hashing many files', () => {
     expect(await hashFiles(listed, { threads: 2, totalBytes: INLINE_HASH_BYTES })).toEqual(expected);
   });
 
-  it('hashes on workers in a host started with --input-type=module (a script given with -e)', async () => {
+  it('hashes on workers in a host whose scripts are ES modules (--input-type=module, as a flag or in NODE_OPTIONS)', async () => {
     const dir = await makeTempDir('airt-hash-pool-');
     const file = path.join(dir, 'f.json');
     await writeFile(file, 'x'.repeat(1000));
     const script = `
       const { hashFiles } = await import(${JSON.stringify(pathToFileURL(HASH_POOL).href)});
       process.stdout.write(JSON.stringify(await hashFiles([${JSON.stringify(file)}], { threads: 1 })));`;
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
-    expect(JSON.parse(stdout)).toEqual([
-      { sha256: createHash('sha256').update('x'.repeat(1000)).digest('hex'), bytes: 1000 },
-    ]);
+    const expected = [{ sha256: createHash('sha256').update('x'.repeat(1000)).digest('hex'), bytes: 1000 }];
+    const asFlag = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
+    expect(JSON.parse(asFlag.stdout)).toEqual(expected);
+    const inOptions = await run(process.execPath, ['--import', 'tsx', '-e', script], {
+      env: { ...process.env, NODE_OPTIONS: '--input-type=module' },
+    });
+    expect(JSON.parse(inOptions.stdout)).toEqual(expected);
   });
 
   it('rejects a file that cannot be read, either way', async () => {
