@@ -63,7 +63,7 @@ export interface EvaluationMemoContext {
   map: (sets: readonly MemoRowSet[]) => void;
   /** project_id → project_key of the snapshot's projects. */
   projectKeys: ReadonlyMap<string, string | null>;
-  /** Jobs taken from memos, of all keyed (for progress). */
+  /** Jobs taken from memos, of all the pages list (repeats not counted; for progress). */
   reused: { reused: number; jobs: number };
 }
 
@@ -86,7 +86,6 @@ export function jobsFromMemos(
   return (job, index, collect) => {
     const key = keys[index];
     if (key === undefined) return collect();
-    context.reused.jobs++;
     const memo = memos.memoOf(key);
     if (memo) {
       context.map(placedJobRowSets(memo.rowSets, jobPosition(place, index)));

@@ -255,43 +255,71 @@ export class SnapshotLoad {
     const seen = new Set<string>();
     const files = this.filesOf('evaluations_page');
     for (let first = 0; first < files.length;) {
-      const batch: { file: ManifestFile; body: unknown; keys: (string | undefined)[] | undefined }[] = [];
-      for (
-        let held = 0;
-        first < files.length && (batch.length === 0 || held < EVALUATION_BATCH_BYTES);
-        first++
-      ) {
-        const file = files[first]!;
-        const bytes = await this.files.readBytes(file);
-        held += bytes?.length ?? 0;
-        const text = bytes?.toString('utf8');
-        const body = bytes && text !== undefined ? this.files.parseBody(file, text) : undefined;
-        // Only a verified file is memoized; lone surrogates are repaired (and recorded) by path.
-        const keyed =
-          bytes && text !== undefined && this.verifiedFiles.has(file.path) && !mayHoldLoneSurrogates(text);
-        batch.push({ file, body, keys: keyed ? evaluationJobKeys(bytes, body, projectKeys) : undefined });
-      }
+      const batch = await this.readEvaluationPages(files, first, projectKeys);
+      first += batch.length;
       await memos.prepare(
         this.conn,
         batch.flatMap(({ keys }) => (keys ?? []).filter((k): k is string => k !== undefined)),
       );
-      for (const { file, body, keys } of batch) {
+      for (const { file, body, keys, error } of batch) {
+        // A page that is not JSON fails the load where a page-by-page read would: after the pages before it.
+        if (error !== undefined) throw error;
         if (body === undefined) {
           this.files.reportMissing(file);
           continue;
         }
         const page = file.page ?? null;
-        const { items } = collectEvaluationPage(
+        const { items, repeats } = collectEvaluationPage(
           body,
           { snapshotId: this.snapshotId, file: file.path, page, projectKeys, seen },
           this.sink,
           keys ? jobsFromMemos(memoContext, { file, page }, keys) : undefined,
         );
+        memoContext.reused.jobs += items - repeats;
         this.files.checkCount(file, items, { body, field: 'items' });
       }
     }
     if (memoContext.reused.reused > 0)
       this.progress({ type: 'evaluation_jobs_reused', snapshotId: this.snapshotId, ...memoContext.reused });
+  }
+
+  /**
+   * Evaluation pages from `first` on, up to EVALUATION_BATCH_BYTES of them (at least one): each read,
+   * parsed and its jobs keyed (evaluation-memo.ts); reading stops at a page that is not JSON, whose
+   * error is kept for its turn (undefined body: the page is missing).
+   */
+  private async readEvaluationPages(
+    files: readonly ManifestFile[],
+    first: number,
+    projectKeys: ReadonlyMap<string, string | null>,
+  ): Promise<EvaluationPage[]> {
+    const batch: EvaluationPage[] = [];
+    for (
+      let held = 0, at = first;
+      at < files.length && (batch.length === 0 || held < EVALUATION_BATCH_BYTES);
+      at++
+    ) {
+      const file = files[at]!;
+      const bytes = await this.files.readBytes(file);
+      if (bytes === undefined) {
+        batch.push({ file, body: undefined, keys: undefined });
+        continue;
+      }
+      held += bytes.length;
+      const text = bytes.toString('utf8');
+      let body: unknown;
+      try {
+        body = this.files.parseBody(file, text);
+      } catch (error) {
+        const failure = error instanceof Error ? error : new Error(String(error));
+        batch.push({ file, body: undefined, keys: undefined, error: failure });
+        break;
+      }
+      // Only a verified file is memoized; lone surrogates are repaired (and recorded) by path.
+      const keyed = this.verifiedFiles.has(file.path) && !mayHoldLoneSurrogates(text);
+      batch.push({ file, body, keys: keyed ? evaluationJobKeys(bytes, body, projectKeys) : undefined });
+    }
+    return batch;
   }
 
   private async loadFindings(): Promise<void> {
@@ -365,6 +393,17 @@ export class SnapshotLoad {
     this.counted(TRIAL_TOOL_CALLS, counts.toolCalls);
     this.counted(MESSAGE_PARTS, counts.parts);
   }
+}
+
+/** An evaluation page as readEvaluationPages() read it. */
+interface EvaluationPage {
+  file: ManifestFile;
+  /** Undefined: the page is missing, or (with `error`) not JSON. */
+  body: unknown;
+  /** Its jobs' memo keys by index (evaluation-memo.ts); undefined: none is memoized. */
+  keys: (string | undefined)[] | undefined;
+  /** Why the page could not be parsed, thrown at its turn. */
+  error?: Error;
 }
 
 /** How many bytes of evaluation pages loadEvaluations() reads before it reads their jobs' memos. */

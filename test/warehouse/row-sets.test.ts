@@ -567,6 +567,33 @@ describe('a changed summary that is not JSON', () => {
   });
 });
 
+describe('evaluation pages at fault', () => {
+  it('fail the load at the first page at fault, in page order, and leave the database as it was', async () => {
+    const db = await copyDatabase(secondLoaded, path.join(work.dir, 'pages-at-fault.duckdb'));
+    const before = await tableCounts(db);
+    const loaded = (night: string): Promise<Error> =>
+      loadSnapshots(db, [night]).then(
+        () => new Error('loaded'),
+        (e: unknown) => e as Error,
+      );
+    const spoilSecond = (dir: string): Promise<void> =>
+      writeFile(path.join(dir, 'evaluations', 'page-0002.json'), '{"items": [\n  oops\n]}\n');
+    // Page 2 is not JSON: the load says where.
+    const malformed = await nextNight(FIXTURES.second, '20260316T060000Z-page-malformed', spoilSecond);
+    expect((await loaded(malformed)).message).toMatch(/Malformed JSON in .*evaluations\/page-0002\.json/);
+    // Page 1 also holds fewer jobs than the manifest counts: page 1's fault is the one reported, as
+    // when the pages were read one by one (they are read ahead in batches now).
+    const both = await nextNight(FIXTURES.second, '20260317T060000Z-pages-at-fault', spoilSecond);
+    await reseal(both, (m) => {
+      for (const f of m.files) if (f.path === 'evaluations/page-0001.json') f.records = 9;
+    });
+    expect((await loaded(both)).message).toMatch(
+      /evaluations\/page-0001\.json: the manifest records 9 items but 2 were loaded/,
+    );
+    expect(await tableCounts(db)).toEqual(before);
+  });
+});
+
 describe('a project summary loaded before (summary memos)', () => {
   it('is not parsed again when its bytes are unchanged and another project changed: the rows are those a full read gives', async () => {
     const db = await copyDatabase(secondLoaded, path.join(work.dir, 'memo.duckdb'));
