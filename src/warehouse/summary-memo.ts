@@ -62,7 +62,7 @@ const TABLE_COLUMNS = createHash('sha256')
 
 export const SUMMARY_MEMOS: TableDef = {
   name: 'summary_memos',
-  doc: 'Internal: what a project summary file gave a load, by memo key, so that the same bytes are not parsed again.',
+  doc: 'Internal: what a project summary file, an assessment in one or an evaluation job gave a load, by memo key, so that the same bytes are not parsed or built again.',
   scope: 'content',
   columns: [ctx('memo_key', 'VARCHAR'), ctx('memo', 'VARCHAR')],
 };
