@@ -1,22 +1,16 @@
 /**
  * The work of loading one verified snapshot, inside the transaction loader.ts opened: manifest facts,
- * summaries (summary-load.ts), evaluation pages (jobs listed before mapped from their memos:
- * evaluation-memo.ts) and findings/ (parsed in JS, small: files read by
+ * summaries (summary-load.ts), evaluation pages (evaluation-load.ts) and findings/ (parsed in JS,
+ * small: files read by
  * snapshot-file-reader.ts), then the trial files (DuckDB, snapshot-trials.ts), then the count checks
  * against the manifest. Throwing anywhere rolls the whole snapshot back.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Manifest, ManifestFile } from '../snapshot/manifest.js';
 import { VERSION } from '../version.js';
-import {
-  alteredValueRows,
-  alteredValuesMessage,
-  mayHoldLoneSurrogates,
-  type AlteredValue,
-} from './altered-values.js';
+import { alteredValueRows, alteredValuesMessage, type AlteredValue } from './altered-values.js';
 import { appendRows, type Row } from './db.js';
-import { collectEvaluationPage } from './evaluation-rows.js';
-import { evaluationJobKeys, jobsFromMemos, type EvaluationMemoContext } from './evaluation-memo.js';
+import { loadEvaluationPages } from './evaluation-load.js';
 import { collectFindingDetail } from './finding-rows.js';
 import { AcceptanceFileSchema } from '../snapshot/risk-acceptances-file.js';
 import { acceptanceValues } from './acceptance-rows.js';
@@ -236,90 +230,18 @@ export class SnapshotLoad {
     return file ? this.files.readBody(file) : undefined;
   }
 
-  /**
-   * The evaluation list pages, in batches of up to EVALUATION_BATCH_BYTES: read and keyed, the memos
-   * of their jobs read in one query, then collected (evaluation-memo.ts).
-   */
+  /** The evaluation list pages (evaluation-load.ts). */
   private async loadEvaluations(): Promise<void> {
-    const projectKeys = new Map<string, string | null>();
-    for (const scope of this.summaries.projectScopes.values())
-      if (scope.project_id) projectKeys.set(scope.project_id, scope.project_key);
-    const { memos } = this.summaries;
-    const memoContext: EvaluationMemoContext = {
-      memos,
+    await loadEvaluationPages({
+      conn: this.conn,
+      snapshotId: this.snapshotId,
+      pages: this.filesOf('evaluations_page'),
+      verifiedFiles: this.verifiedFiles,
       sink: this.sink,
-      map: (sets) => this.summaries.mapMemoRowSets(sets),
-      projectKeys,
-      reused: { reused: 0, jobs: 0 },
-    };
-    const seen = new Set<string>();
-    const files = this.filesOf('evaluations_page');
-    for (let first = 0; first < files.length;) {
-      const batch = await this.readEvaluationPages(files, first, projectKeys);
-      first += batch.length;
-      await memos.prepare(
-        this.conn,
-        batch.flatMap(({ keys }) => (keys ?? []).filter((k): k is string => k !== undefined)),
-      );
-      for (const { file, body, keys, error } of batch) {
-        // A page that is not JSON fails the load where a page-by-page read would: after the pages before it.
-        if (error !== undefined) throw error;
-        if (body === undefined) {
-          this.files.reportMissing(file);
-          continue;
-        }
-        const page = file.page ?? null;
-        const { items, repeats } = collectEvaluationPage(
-          body,
-          { snapshotId: this.snapshotId, file: file.path, page, projectKeys, seen },
-          this.sink,
-          keys ? jobsFromMemos(memoContext, { file, page }, keys) : undefined,
-        );
-        memoContext.reused.jobs += items - repeats;
-        this.files.checkCount(file, items, { body, field: 'items' });
-      }
-    }
-    if (memoContext.reused.reused > 0)
-      this.progress({ type: 'evaluation_jobs_reused', snapshotId: this.snapshotId, ...memoContext.reused });
-  }
-
-  /**
-   * Evaluation pages from `first` on, up to EVALUATION_BATCH_BYTES of them (at least one): each read,
-   * parsed and its jobs keyed (evaluation-memo.ts); reading stops at a page that is not JSON, whose
-   * error is kept for its turn (undefined body: the page is missing).
-   */
-  private async readEvaluationPages(
-    files: readonly ManifestFile[],
-    first: number,
-    projectKeys: ReadonlyMap<string, string | null>,
-  ): Promise<EvaluationPage[]> {
-    const batch: EvaluationPage[] = [];
-    for (
-      let held = 0, at = first;
-      at < files.length && (batch.length === 0 || held < EVALUATION_BATCH_BYTES);
-      at++
-    ) {
-      const file = files[at]!;
-      const bytes = await this.files.readBytes(file);
-      if (bytes === undefined) {
-        batch.push({ file, body: undefined, keys: undefined });
-        continue;
-      }
-      held += bytes.length;
-      const text = bytes.toString('utf8');
-      let body: unknown;
-      try {
-        body = this.files.parseBody(file, text);
-      } catch (error) {
-        const failure = error instanceof Error ? error : new Error(String(error));
-        batch.push({ file, body: undefined, keys: undefined, error: failure });
-        break;
-      }
-      // Only a verified file is memoized; lone surrogates are repaired (and recorded) by path.
-      const keyed = this.verifiedFiles.has(file.path) && !mayHoldLoneSurrogates(text);
-      batch.push({ file, body, keys: keyed ? evaluationJobKeys(bytes, body, projectKeys) : undefined });
-    }
-    return batch;
+      files: this.files,
+      summaries: this.summaries,
+      progress: this.progress,
+    });
   }
 
   private async loadFindings(): Promise<void> {
@@ -394,20 +316,6 @@ export class SnapshotLoad {
     this.counted(MESSAGE_PARTS, counts.parts);
   }
 }
-
-/** An evaluation page as readEvaluationPages() read it. */
-interface EvaluationPage {
-  file: ManifestFile;
-  /** Undefined: the page is missing, or (with `error`) not JSON. */
-  body: unknown;
-  /** Its jobs' memo keys by index (evaluation-memo.ts); undefined: none is memoized. */
-  keys: (string | undefined)[] | undefined;
-  /** Why the page could not be parsed, thrown at its turn. */
-  error?: Error;
-}
-
-/** How many bytes of evaluation pages loadEvaluations() reads before it reads their jobs' memos. */
-const EVALUATION_BATCH_BYTES = 16 * 1024 * 1024;
 
 /** The trial tables: written by loadTrials(), not from collected rows. */
 const TRIAL_STORAGE: readonly TableDef[] = [SNAPSHOT_TRIAL_FILES, TRIAL_CONTENT, TRIAL_CONTENT_FILES];
