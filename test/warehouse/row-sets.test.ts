@@ -246,12 +246,14 @@ describe('shared row sets', () => {
   });
 });
 
-/** Reseals a snapshot copy whose payments-bot summary now lists `assessments` (the manifest's count). */
-async function paymentsBotLists(dir: string, assessments: number): Promise<void> {
+/** Reseals a snapshot copy whose files now list these many records (the manifest's counts), by path. */
+async function recordsListed(dir: string, records: Readonly<Record<string, number>>): Promise<void> {
   await reseal(dir, (m) => {
-    for (const f of m.files) if (f.path === 'projects/payments-bot/summary.json') f.records = assessments;
+    for (const f of m.files) f.records = records[f.path] ?? f.records;
   });
 }
+
+const PAYMENTS_BOT_SUMMARY = 'projects/payments-bot/summary.json';
 
 /** Edits one project summary of a snapshot copy: a field of its first assessment. */
 async function editSummary(dir: string, project: string, notes: string): Promise<void> {
@@ -339,12 +341,7 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
       secondPage = await addJob(dir);
     });
     // The manifest counts what the edited files now hold.
-    await reseal(day2, (m) => {
-      for (const f of m.files) {
-        if (f.path === 'evaluations/page-0002.json') f.records = secondPage;
-        if (f.path === 'projects/payments-bot/summary.json') f.records = 4;
-      }
-    });
+    await recordsListed(day2, { 'evaluations/page-0002.json': secondPage, [PAYMENTS_BOT_SUMMARY]: 4 });
     const before = await counts(db);
     const events: LoadProgress[] = [];
     await loadSnapshots(db, [day2], { onProgress: (e) => events.push(e) });
@@ -408,7 +405,7 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
       await spoil(dir);
       await addAssessment(dir);
     });
-    await paymentsBotLists(nightB, 4);
+    await recordsListed(nightB, { [PAYMENTS_BOT_SUMMARY]: 4 });
     // The warned assessment has no memo: built again, its warning naming $.assessments[2] now.
     expect(await reused(nightB)).toEqual([
       { type: 'assessments_reused', snapshotId: id, reused: 2, assessments: 4 },
@@ -446,9 +443,7 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
       await spoil(dir);
       secondPage = await addJob(dir);
     });
-    await reseal(nightB, (m) => {
-      for (const f of m.files) if (f.path === 'evaluations/page-0002.json') f.records = secondPage;
-    });
+    await recordsListed(nightB, { 'evaluations/page-0002.json': secondPage });
     // The warned job has no memo: built again, its warning naming its place on page 2 now.
     expect(await reused(nightB)).toEqual([
       { type: 'evaluation_jobs_reused', snapshotId: id, reused: 2, jobs: 4 },
@@ -479,9 +474,7 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
         total: 2,
       })),
     );
-    await reseal(without, (m) => {
-      for (const f of m.files) if (f.path === 'evaluations/page-0001.json') f.records = 1;
-    });
+    await recordsListed(without, { 'evaluations/page-0001.json': 1 });
     await loadSnapshots(db, [FIXTURES.second, without]);
     await pruneWarehouse(db, { org: 'acme', workspace: 'main', keep: ['20260316T060000Z-job-gone'] });
     expect(
@@ -515,7 +508,7 @@ describe('assessments that share an id', () => {
       { ...list[1], name: 'listed twice' },
     ];
     const reused = async (dir: string): Promise<LoadProgress[]> => {
-      await paymentsBotLists(dir, 4);
+      await recordsListed(dir, { [PAYMENTS_BOT_SUMMARY]: 4 });
       const events: LoadProgress[] = [];
       await loadSnapshots(db, [dir], { onProgress: (e) => events.push(e) });
       return events.filter((e) => e.type === 'assessments_reused');
@@ -584,9 +577,7 @@ describe('evaluation pages at fault', () => {
     // Page 1 also holds fewer jobs than the manifest counts: page 1's fault is the one reported, as
     // when the pages were read one by one (they are read ahead in batches now).
     const both = await nextNight(FIXTURES.second, '20260317T060000Z-pages-at-fault', spoilSecond);
-    await reseal(both, (m) => {
-      for (const f of m.files) if (f.path === 'evaluations/page-0001.json') f.records = 9;
-    });
+    await recordsListed(both, { 'evaluations/page-0001.json': 9 });
     expect((await loaded(both)).message).toMatch(
       /evaluations\/page-0001\.json: the manifest records 9 items but 2 were loaded/,
     );
