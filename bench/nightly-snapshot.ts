@@ -151,6 +151,26 @@ function fitLine(xs: readonly number[], ys: readonly number[]): { a: number; b: 
   return { a: my - b * mx, b, r2: sxx === 0 || syy === 0 ? 0 : (sxy * sxy) / (sxx * syy) };
 }
 
+/**
+ * A least-squares line of seconds against fetched MB as figures named `<name>_…`: the line itself, its
+ * slope against day 1's seconds per fetched MB (1 = as cheap per MB as a first snapshot) and its
+ * intercept as a share of day 1's seconds (what every night costs whatever its size).
+ */
+function lineFigures(
+  name: string,
+  line: { a: number; b: number; r2: number },
+  day1Seconds: number,
+  day1FetchedMb: number,
+): Record<string, number> {
+  return {
+    [`${name}_fit_seconds_per_fetched_mb`]: round(line.b, 4),
+    [`${name}_fit_fixed_seconds`]: round(line.a),
+    [`${name}_fit_r2`]: round(line.r2),
+    [`${name}_marginal_cost_per_mb_vs_day1`]: round(line.b / (day1Seconds / day1FetchedMb)),
+    [`${name}_fixed_share_of_day1`]: round(line.a / day1Seconds),
+  };
+}
+
 /** (a) day 2 with nothing changed, on `sim` at epoch 0; returns day 1 for (b). */
 async function unchangedDayTwo(sim: RunningSimulator, out: string, label: string): Promise<Day> {
   sim.setEpoch(0);
@@ -538,25 +558,13 @@ async function nightsOfDifferentSizes(
     day1_fetched_mb: round(day1FetchedMb, 2),
     day1_seconds: round(after.day1Seconds, 2),
     day1_load_seconds: round(after.day1LoadSeconds, 2),
-    load_fit_seconds_per_fetched_mb: round(loadLine.b, 4),
-    load_fit_fixed_seconds: round(loadLine.a),
-    load_fit_r2: round(loadLine.r2),
-    // A changed night's cost per further MB against day 1's bulk rate (day 1's seconds per fetched MB).
-    load_marginal_cost_per_mb_vs_day1: round(loadLine.b / (after.day1LoadSeconds / day1FetchedMb)),
-    // What every changed night costs whatever its size, against day 1's whole time.
-    load_fixed_share_of_day1: round(loadLine.a / after.day1LoadSeconds),
+    // A changed night's cost per further MB against day 1's bulk rate (day 1's seconds per fetched MB),
+    // and what every changed night costs whatever its size, against day 1's whole time.
+    ...lineFigures('load', loadLine, after.day1LoadSeconds, day1FetchedMb),
     // The same as a scheduled run's load step makes the loads (runLoadStep), against day 1's load step.
     day1_load_step_seconds: round(after.day1LoadStepSeconds, 2),
-    load_step_fit_seconds_per_fetched_mb: round(stepLine.b, 4),
-    load_step_fit_fixed_seconds: round(stepLine.a),
-    load_step_fit_r2: round(stepLine.r2),
-    load_step_marginal_cost_per_mb_vs_day1: round(stepLine.b / (after.day1LoadStepSeconds / day1FetchedMb)),
-    load_step_fixed_share_of_day1: round(stepLine.a / after.day1LoadStepSeconds),
-    snapshot_fit_seconds_per_fetched_mb: round(snapshotLine.b, 4),
-    snapshot_fit_fixed_seconds: round(snapshotLine.a),
-    snapshot_fit_r2: round(snapshotLine.r2),
-    snapshot_marginal_cost_per_mb_vs_day1: round(snapshotLine.b / (after.day1Seconds / day1FetchedMb)),
-    snapshot_fixed_share_of_day1: round(snapshotLine.a / after.day1Seconds),
+    ...lineFigures('load_step', stepLine, after.day1LoadStepSeconds, day1FetchedMb),
+    ...lineFigures('snapshot', snapshotLine, after.day1Seconds, day1FetchedMb),
     max_load_peak_rss_mb: maxPeak(nights.map((n) => n.load_peak_rss_mb)),
     per_night: nights,
   });
