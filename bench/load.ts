@@ -7,7 +7,7 @@
  *      MB/s of trial JSON, peak RSS (VmHWM, sampled while it runs; target < 512 MB).
  *   3. baseline, same run: DuckDB's raw `read_json` of the same trial files into a plain table (auto
  *      detection, the simplest possible ingest); target load <= 1.2x its time. Load and baseline run
- *      in turn for 3 rounds (`-- --rounds N`): the ratio is the median of the rounds' ratios.
+ *      in turn for 3 rounds (`npm run bench -- load --rounds N`): the ratio is the median of the rounds' ratios.
  *   4. query: the asr_by_category named query over all latest snapshots (target < 500 ms).
  *   5. with `--limits 192MB,160MB,…`: the same load with each `--memory-limit`, to find the lowest
  *      that still loads (the default's headroom) and the peak RSS at each.
@@ -35,7 +35,7 @@ const work = await mkdtemp(path.join(tmpdir(), 'airt-bench-load-'));
 /**
  * Rounds of (load, raw read_json), in turn: a single pair swung from 1.12 to 1.26 between runs on the
  * same 2-core machine, so the ratio quoted is the median of the rounds' ratios (each round's two runs
- * close in time), with its spread. `-- --rounds N` (default 3).
+ * close in time), with its spread. `--rounds N` (default 3).
  */
 const roundsArg = process.argv.indexOf('--rounds');
 const ROUNDS = Math.max(1, Number(roundsArg > 0 ? process.argv[roundsArg + 1] : 3) || 3);

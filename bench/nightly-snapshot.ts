@@ -47,7 +47,7 @@
  * Time is from the manifest's started_at to the end of publishing (the directory's rename sets its
  * ctime), so Node's start-up is left out; the snapshot runs as the real CLI in a child process and
  * the simulator in this one, with each epoch's project summaries computed before the snapshot
- * starts (the simulator's own cost, not the snapshot's). `-- --quick` runs both at a tenth of the
+ * starts (the simulator's own cost, not the snapshot's). `npm run bench -- nightly-snapshot --quick` runs both at a tenth of the
  * trials (the large preset's shape, trialsPerAttack 46: ~108,000 trials) in about two minutes.
  * Prints one JSON line per figure.
  */

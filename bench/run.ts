@@ -1,7 +1,9 @@
 /**
- * `npm run bench [-- name…]`: runs each benchmark (bench/<name>.ts) in its own process, one after the
- * other so they do not compete for the two cores, and prints every figure they report (JSON lines)
- * plus a summary table. Benchmarks are not part of `npm test`.
+ * `npm run bench [-- name… [--flag …]]`: runs each benchmark (bench/<name>.ts) in its own process, one
+ * after the other so they do not compete for the two cores, and prints every figure they report (JSON
+ * lines) plus a summary table. Everything from the first argument that starts with `-` on is given to
+ * each benchmark (`npm run bench -- load --rounds 5`, `npm run bench -- nightly-snapshot --quick`).
+ * Benchmarks are not part of `npm test`.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -14,7 +16,10 @@ const available = readdirSync(benchDir)
   .filter((file) => file.endsWith('.ts') && file !== 'run.ts' && !file.startsWith('_'))
   .map((file) => file.replace(/\.ts$/, ''))
   .sort();
-const wanted = process.argv.slice(2);
+const args = process.argv.slice(2);
+const firstFlag = args.findIndex((arg) => arg.startsWith('-'));
+const wanted = firstFlag < 0 ? args : args.slice(0, firstFlag);
+const flags = firstFlag < 0 ? [] : args.slice(firstFlag);
 const unknown = wanted.filter((name) => !available.includes(name));
 if (unknown.length > 0) {
   console.error(`Unknown benchmark(s): ${unknown.join(', ')}. Available: ${available.join(', ')}`);
@@ -35,7 +40,7 @@ for (const figure of figures) console.log(JSON.stringify(figure));
 
 function runBench(name: string): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(benchDir, `${name}.ts`)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(benchDir, `${name}.ts`), ...flags], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let buffered = '';

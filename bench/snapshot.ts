@@ -246,7 +246,7 @@ try {
     simulator_snapshot_requests_per_second: Number(median(rounds.map((r) => r.simulatorSnapshot)).toFixed(1)),
   });
 
-  // (b) peak RSS on the large preset (`-- --throughput-only` skips it while profiling (a)).
+  // (b) peak RSS on the large preset (`npm run bench -- snapshot --throughput-only` skips it while profiling (a)).
   if (!process.argv.includes('--throughput-only')) await largeWorkspace(root);
 } finally {
   await rm(root, { recursive: true, force: true });
