@@ -15,12 +15,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
 import { recordingIO } from '../../src/cli/io.js';
-import type { Manifest } from '../../src/snapshot/manifest.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { listNamedQueries } from '../../src/warehouse/named-queries.js';
 import { formatResult } from '../../src/warehouse/output-format.js';
 import { runQuery } from '../../src/warehouse/query.js';
-import { copyFixture, FIXTURES, reseal } from './helpers.js';
+import { FIXTURES, snapshotVariant } from './helpers.js';
 
 export const DEDUPE_GOLDEN_DIR = fileURLToPath(new URL('../golden/warehouse-dedupe/', import.meta.url));
 
@@ -58,39 +57,15 @@ export const GOLDEN_RELATIONS = [
   'latest_findings',
 ];
 
-/** A copy of `fixture` under a new id and time; `edit` may change its files before re-sealing. */
-async function variant(
-  fixture: string,
-  into: string,
-  id: string,
-  finishedAt: string,
-  edit: (dir: string, manifest: Manifest) => Promise<void> | void = () => undefined,
-): Promise<string> {
-  const copied = await copyFixture(fixture, path.join(into, id));
-  const dir = path.join(path.dirname(copied), id);
-  const { rename } = await import('node:fs/promises');
-  await rename(copied, dir);
-  let manifest: Manifest | undefined;
-  await reseal(dir, (m) => {
-    m.snapshot_id = id;
-    m.finished_at = finishedAt;
-    manifest = m;
-  });
-  if (manifest) await edit(dir, manifest);
-  await reseal(dir, (m) => {
-    if (manifest)
-      Object.assign(m, { files: m.files.map((f, i) => ({ ...f, ...pickFlags(manifest?.files[i]) })) });
-  });
-  return dir;
-}
-
-const pickFlags = (file: Manifest['files'][number] | undefined) =>
-  file ? { unknown_keys: file.unknown_keys, issues_total: file.issues_total } : {};
-
 /** Builds the golden database in `dir`; returns its path. */
 export async function buildGoldenDatabase(dir: string): Promise<string> {
-  const third = await variant(FIXTURES.second, dir, '20260316T060000Z-third', '2026-03-16T06:00:30.000Z');
-  const fourth = await variant(
+  const third = await snapshotVariant(
+    FIXTURES.second,
+    dir,
+    '20260316T060000Z-third',
+    '2026-03-16T06:00:30.000Z',
+  );
+  const fourth = await snapshotVariant(
     FIXTURES.first,
     dir,
     '20260317T060000Z-fourth',

@@ -1,6 +1,6 @@
 /** Shared helpers of the warehouse tests: the committed fixture snapshots, temp dirs, re-sealing. */
 import { createHash } from 'node:crypto';
-import { copyFile, cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +58,34 @@ export async function reseal(
   manifest.root_sha256 = computeRootHash(manifest.files);
   await writeFile(file, `${JSON.stringify(manifest, null, 2)}\n`);
 }
+
+/** A copy of `fixture` under a new id and time; `edit` may change its files before re-sealing. */
+export async function snapshotVariant(
+  fixture: string,
+  into: string,
+  id: string,
+  finishedAt: string,
+  edit: (dir: string, manifest: Manifest) => Promise<void> | void = () => undefined,
+): Promise<string> {
+  const copied = await copyFixture(fixture, path.join(into, id));
+  const dir = path.join(path.dirname(copied), id);
+  await rename(copied, dir);
+  let manifest: Manifest | undefined;
+  await reseal(dir, (m) => {
+    m.snapshot_id = id;
+    m.finished_at = finishedAt;
+    manifest = m;
+  });
+  if (manifest) await edit(dir, manifest);
+  await reseal(dir, (m) => {
+    if (manifest)
+      Object.assign(m, { files: m.files.map((f, i) => ({ ...f, ...pickFlags(manifest?.files[i]) })) });
+  });
+  return dir;
+}
+
+const pickFlags = (file: Manifest['files'][number] | undefined) =>
+  file ? { unknown_keys: file.unknown_keys, issues_total: file.issues_total } : {};
 
 /**
  * Edits the assessments of a fixture's summary as the service changes them overnight: `edit` gets the
