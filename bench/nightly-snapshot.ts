@@ -43,6 +43,9 @@
  *     copies of the database; median of three): the `*_load_step_*` figures. Node's start and the
  *     imports (~0.5 s here) are left out of those as they are left out of a snapshot's time: a `run`
  *     pays them once a night whatever its steps, and a `load` command once per process.
+ * (d) the report step after (b): the newest snapshot's portfolio report from (b)'s database (every
+ *     day in it) against the same report from a database holding that snapshot alone — time and peak
+ *     RSS ratios, ~1 when a report's cost does not grow with history (reportWithHistory).
  *
  * Time is from the manifest's started_at to the end of publishing (the directory's rename sets its
  * ctime), so Node's start-up is left out; the snapshot runs as the real CLI in a child process and
@@ -316,6 +319,50 @@ function maxPeak(values: readonly (number | null)[]): number | null {
   return sampled.length === 0 ? null : Math.max(...sampled);
 }
 
+/** Renders of one report each way in (d): one render varies by ~10 % between runs. */
+const REPORT_REPEATS = 3;
+
+/**
+ * (d) What a nightly `run`'s report step costs after DAYS days: the portfolio report (every project's
+ * figures and their cross-checks) of the newest snapshot, from (b)'s database holding every day, and
+ * from a fresh database holding that snapshot alone. The same figures from the same rows, so the
+ * ratios are what history adds (target ~1: a report reads one snapshot). Median seconds and largest
+ * peak RSS of REPORT_REPEATS renders each way, the built CLI in a child process.
+ */
+async function reportWithHistory(newest: Day, db: string, label: string): Promise<void> {
+  const work = path.dirname(db);
+  const alone = path.join(work, 'newest-alone.duckdb');
+  await runCli(['load', newest.dir, '--db', alone, '--quiet']);
+  const render = async (database: string): Promise<{ seconds: number; peakRssMb: number | null }> => {
+    const runs: { seconds: number; peakRssMb: number | null }[] = [];
+    for (let i = 0; i < REPORT_REPEATS; i++) {
+      const args = ['report', '--db', database, '--kind', 'portfolio', '--format', 'html'];
+      const { wallMs, peakRssKb } = await runCli([...args, '--out', path.join(work, 'portfolio.html')]);
+      runs.push({
+        seconds: wallMs / 1000,
+        peakRssMb: peakRssKb === null ? null : round(peakRssKb / 1024, 1),
+      });
+    }
+    return { seconds: median(runs.map((r) => r.seconds)), peakRssMb: maxPeak(runs.map((r) => r.peakRssMb)) };
+  };
+  const single = await render(alone);
+  const withHistory = await render(db);
+  await rm(alone, { force: true });
+  emit({
+    figure: 'nightly_report_with_history',
+    workspace: label,
+    report: 'portfolio, HTML, newest snapshot',
+    snapshots_in_database: DAYS,
+    alone_seconds: round(single.seconds, 2),
+    with_history_seconds: round(withHistory.seconds, 2),
+    time_ratio: round(withHistory.seconds / single.seconds),
+    alone_peak_rss_mb: single.peakRssMb,
+    with_history_peak_rss_mb: withHistory.peakRssMb,
+    rss_ratio:
+      single.peakRssMb && withHistory.peakRssMb ? round(withHistory.peakRssMb / single.peakRssMb) : null,
+  });
+}
+
 /** What (c) continues from: (b)'s last day and database, and day 1's figures to compare with. */
 interface AfterThirtyDays {
   last: Day;
@@ -579,6 +626,7 @@ try {
   const out = path.join(root, 'snapshots');
   const day1 = await unchangedDayTwo(sim, out, label);
   const after = await thirtyDays(sim, out, day1, label);
+  await reportWithHistory(after.last, after.db, label);
   await nightsOfDifferentSizes(sim, out, after, label);
 } finally {
   await sim.close();

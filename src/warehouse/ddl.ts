@@ -171,6 +171,12 @@ const MIGRATIONS: readonly Migration[] = [
         `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS page_file VARCHAR`,
       ]),
   },
+  {
+    version: 14,
+    description:
+      "metric_project_figures and metric_consistency take a reader's snapshot filter (no lateral or full join), so a report reads one snapshot's rows, not every snapshot's; tables unchanged, views recreated",
+    statements: () => [],
+  },
 ];
 
 /**

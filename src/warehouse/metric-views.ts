@@ -130,6 +130,29 @@ FROM judged r
 JOIN metric_assessments m ON m.snapshot_id = r.snapshot_id AND m.project_key = r.project_key AND m.assessment_id = r.assessment_id
 WHERE m.analyzed`;
 
+/**
+ * Each input row once per entry of `rows`, as the columns `columns` (one SQL expression per column and
+ * entry): a join with the constant list of entry numbers, each column a CASE over them. Not
+ * `, LATERAL (VALUES …)`: DuckDB pushes no filter through a lateral join, so a view fanned out that way
+ * computed every snapshot's rows for a query about one, and a report's reads grew with the
+ * snapshots the database holds (a project's metric_consistency: 110 ms with 1 snapshot, 250 ms with
+ * 15). `alias` names the entry list; `from` goes into the FROM clause, `select` into the SELECT list.
+ */
+function fanOut(
+  alias: string,
+  columns: readonly string[],
+  rows: readonly (readonly string[])[],
+): { from: string; select: string } {
+  const entries = rows.map((_, i) => `(${i + 1})`).join(', ');
+  const select = columns
+    .map((column, c) => {
+      const cases = rows.map((row, i) => `WHEN ${i + 1} THEN ${row[c]}`).join(' ');
+      return `CASE ${alias}.entry ${cases} END AS ${column}`;
+    })
+    .join(',\n       ');
+  return { from: `(VALUES ${entries}) ${alias}(entry)`, select };
+}
+
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 
 /** The service's count of one severity: its *_findings column, else severity_distribution (info has no column). */
@@ -143,10 +166,88 @@ const serviceSeverity = (level: string): string =>
  * denominator, the service's value and the assessments left out.
  */
 function projectFiguresView(): string {
-  const findingFigures = SEVERITIES.map(
-    (level) =>
-      `('findings_${level}', CAST(f.sev_${level} AS DOUBLE), NULL, NULL, ${serviceSeverity(level)}, a.excluded_findings)`,
-  ).join(',\n    ');
+  const figure = (
+    name: string,
+    value: string,
+    numerator: string,
+    denominator: string,
+    service: string,
+    excluded: string,
+  ): string[] => [quoteLiteral(name), value, numerator, denominator, service, excluded];
+  const figures = fanOut(
+    'v',
+    ['figure', 'value', 'numerator', 'denominator', 'service_value', 'excluded_assessments'],
+    [
+      figure(
+        'overall_asr',
+        'CASE WHEN a.evaluated > 0 THEN a.successful / a.evaluated END',
+        'CAST(a.successful AS DOUBLE)',
+        'CAST(a.evaluated AS DOUBLE)',
+        'e.overall_asr',
+        'a.excluded_asr',
+      ),
+      figure(
+        'risk_score',
+        `CASE WHEN a.evaluated IS NOT NULL THEN ${riskScore('coalesce(a.worst_rank, 0)', 'a.successful / nullif(a.evaluated, 0)')} END`,
+        'NULL',
+        'NULL',
+        'e.overall_risk_score',
+        'a.excluded_asr',
+      ),
+      figure('avg_risk_score', 'round(a.avg_risk, 2)', 'NULL', 'NULL', 'p.avg_risk_score', 'a.excluded_asr'),
+      ...SEVERITIES.map((level) =>
+        figure(
+          `findings_${level}`,
+          `CAST(f.sev_${level} AS DOUBLE)`,
+          'NULL',
+          'NULL',
+          serviceSeverity(level),
+          'a.excluded_findings',
+        ),
+      ),
+      figure(
+        'findings_total',
+        'CAST(f.sev_total AS DOUBLE)',
+        'NULL',
+        'NULL',
+        'CAST(e.total_findings AS DOUBLE)',
+        'a.excluded_findings',
+      ),
+      figure('findings_open', 'CAST(f.open AS DOUBLE)', 'NULL', 'NULL', 'NULL', 'a.excluded_findings'),
+      figure(
+        'assessments',
+        'CAST(coalesce(a.assessments, 0) AS DOUBLE)',
+        'NULL',
+        'NULL',
+        'CAST(e.total_assessments AS DOUBLE)',
+        '[]::VARCHAR[]',
+      ),
+      figure(
+        'attacks',
+        'CAST(a.attacks AS DOUBLE)',
+        'NULL',
+        'NULL',
+        'CAST(e.total_attacks AS DOUBLE)',
+        '[]::VARCHAR[]',
+      ),
+      figure(
+        'trials',
+        'CAST(a.trials AS DOUBLE)',
+        'NULL',
+        'NULL',
+        'CAST(e.total_trials AS DOUBLE)',
+        '[]::VARCHAR[]',
+      ),
+      figure(
+        'reports',
+        'CAST(coalesce(r.reports, 0) AS DOUBLE)',
+        'NULL',
+        'NULL',
+        'CAST(e.total_reports AS DOUBLE)',
+        '[]::VARCHAR[]',
+      ),
+    ],
+  );
   return `
 CREATE OR REPLACE VIEW metric_project_figures AS
 WITH p AS (
@@ -170,27 +271,14 @@ WITH p AS (
          count(*) FILTER (WHERE counted AND is_open) AS open
   FROM metric_findings GROUP BY ALL
 ), r AS (SELECT snapshot_id, project_key, count(*) AS reports FROM reports GROUP BY ALL)
-SELECT p.snapshot_id, p.org, p.workspace, p.project_id, p.project_key, v.figure, v.value, v.numerator, v.denominator,
-       v.service_value, v.excluded_assessments
+SELECT p.snapshot_id, p.org, p.workspace, p.project_id, p.project_key,
+       ${figures.select}
 FROM p
 LEFT JOIN a ON a.snapshot_id = p.snapshot_id AND a.project_key = p.project_key
 LEFT JOIN f ON f.snapshot_id = p.snapshot_id AND f.project_key = p.project_key
 LEFT JOIN r ON r.snapshot_id = p.snapshot_id AND r.project_key = p.project_key
-LEFT JOIN executive_summary e ON e.snapshot_id = p.snapshot_id AND e.project_key = p.project_key,
-LATERAL (VALUES
-    ('overall_asr', CASE WHEN a.evaluated > 0 THEN a.successful / a.evaluated END, CAST(a.successful AS DOUBLE),
-       CAST(a.evaluated AS DOUBLE), e.overall_asr, a.excluded_asr),
-    ('risk_score', CASE WHEN a.evaluated IS NOT NULL THEN ${riskScore('coalesce(a.worst_rank, 0)', 'a.successful / nullif(a.evaluated, 0)')} END,
-       NULL, NULL, e.overall_risk_score, a.excluded_asr),
-    ('avg_risk_score', round(a.avg_risk, 2), NULL, NULL, p.avg_risk_score, a.excluded_asr),
-    ${findingFigures},
-    ('findings_total', CAST(f.sev_total AS DOUBLE), NULL, NULL, CAST(e.total_findings AS DOUBLE), a.excluded_findings),
-    ('findings_open', CAST(f.open AS DOUBLE), NULL, NULL, NULL, a.excluded_findings),
-    ('assessments', CAST(coalesce(a.assessments, 0) AS DOUBLE), NULL, NULL, CAST(e.total_assessments AS DOUBLE), []::VARCHAR[]),
-    ('attacks', CAST(a.attacks AS DOUBLE), NULL, NULL, CAST(e.total_attacks AS DOUBLE), []::VARCHAR[]),
-    ('trials', CAST(a.trials AS DOUBLE), NULL, NULL, CAST(e.total_trials AS DOUBLE), []::VARCHAR[]),
-    ('reports', CAST(coalesce(r.reports, 0) AS DOUBLE), NULL, NULL, CAST(e.total_reports AS DOUBLE), []::VARCHAR[])
-  ) v(figure, value, numerator, denominator, service_value, excluded_assessments)`;
+LEFT JOIN executive_summary e ON e.snapshot_id = p.snapshot_id AND e.project_key = p.project_key
+CROSS JOIN ${figures.from}`;
 }
 
 /** Pooled ASR over one asr_by_<dimension> breakdown; a missing count makes the key unknown. */
@@ -462,8 +550,8 @@ const FIGURE_CHECKS: readonly (readonly [string, string, number, string | null])
  * Every service total beside its recomputation. status: agrees, disagrees, or not_compared (either
  * side unknown, e.g. the recomputation lacks an excluded assessment's slice).
  *
- * Each metric view is read once and fanned out into its checks (a join with the check list, or a
- * LATERAL VALUES per row): written as one UNION branch per check, the view bound the project figures
+ * Each metric view is read once and fanned out into its checks (a join with the check list, or
+ * fanOut): written as one UNION branch per check, the view bound the project figures
  * fourteen times and planning alone took ~0.6 s per query, on any size of data.
  */
 function consistencyView(): string {
@@ -471,17 +559,76 @@ function consistencyView(): string {
     ([figure, check, tolerance, raw]) =>
       `(${quoteLiteral(figure)}, ${quoteLiteral(check)}, ${tolerance}, ${raw === null ? 'NULL' : quoteLiteral(raw)})`,
   ).join(', ');
+  const coverageChecks = fanOut(
+    'v',
+    ['check_name', 'service_value', 'recomputed_value', 'tolerance', 'detail'],
+    [
+      [
+        "CASE WHEN c.in_posture THEN 'coverage_pct.' || c.framework END",
+        'CAST(c.service_coverage_pct AS DOUBLE)',
+        'CAST(round(c.coverage * 100, 4) AS DOUBLE)',
+        '0.051',
+        "CASE WHEN c.service_coverage_scale = 'fraction' THEN 'the service sent coverage_pct as a fraction (0-1), not a percentage' END",
+      ],
+      [
+        "CASE WHEN NOT c.in_posture THEN 'compliance_posture.' || c.framework || '.present' END",
+        '0',
+        '1',
+        '0',
+        "'the framework is in the compliance matrix but missing from compliance_posture'",
+      ],
+      [
+        "CASE WHEN len(c.untested_listed_passing) > 0 THEN 'compliance_posture.' || c.framework || '.untested_listed_as_passing' END",
+        'len(c.untested_listed_passing)',
+        '0',
+        '0',
+        "'untested categories listed as passing: ' || array_to_string(c.untested_listed_passing, ', ')",
+      ],
+      [
+        "CASE WHEN len(c.failing_listed_passing) > 0 THEN 'compliance_posture.' || c.framework || '.failing_listed_as_passing' END",
+        'len(c.failing_listed_passing)',
+        '0',
+        '0',
+        "'failing categories listed as passing: ' || array_to_string(c.failing_listed_passing, ', ')",
+      ],
+    ],
+  );
+  // A domain's recomputation is unknown while its project leaves assessments out.
+  const recomputed = (value: string): string => `CASE WHEN len(d.excluded_assessments) = 0 THEN ${value} END`;
+  const domainChecks = fanOut(
+    'v',
+    ['check_name', 'service_value', 'recomputed_value', 'tolerance'],
+    [
+      [
+        "'risk_by_domain.' || d.domain || '.total_findings'",
+        'CAST(d.service_total_findings AS DOUBLE)',
+        recomputed('CAST(d.raw_findings AS DOUBLE)'),
+        '0',
+      ],
+      [
+        "'risk_by_domain.' || d.domain || '.avg_asr'",
+        'CAST(d.service_avg_asr AS DOUBLE)',
+        recomputed('CAST(d.avg_asr AS DOUBLE)'),
+        '0.0001',
+      ],
+    ],
+  );
   const rawColumn = `CASE c.raw_level ${[...SEVERITIES, 'total'].map((l) => `WHEN '${l}' THEN r.${l}`).join(' ')} END`;
   return `
 CREATE OR REPLACE VIEW metric_consistency AS
 WITH raw AS (${RAW_FINDINGS}),
 p AS (SELECT p.*, s.org, s.workspace FROM projects p JOIN snapshots s ON s.snapshot_id = p.snapshot_id WHERE p.manifest_status = 'ok'),
-status_service AS (
-  SELECT p.snapshot_id, p.org, p.workspace, p.project_id, p.project_key, j.key AS status, CAST(j.value AS DOUBLE) AS n
-  FROM p, json_each(p.assessments_by_status) j
-),
-status_loaded AS (
-  SELECT snapshot_id, project_key, status, count(*) AS n FROM assessments GROUP BY ALL
+-- Per status the service or the loaded assessments name: the service's count and the loaded one. Each
+-- side is read once and grouped (a FULL JOIN of the two, or a CTE read twice, would block the
+-- reader's snapshot filter, as a lateral join does: see fanOut).
+statuses AS (
+  SELECT snapshot_id, project_key, status, sum(service_n) AS service_n, sum(loaded_n) AS loaded_n
+  FROM (
+    SELECT p.snapshot_id, p.project_key, j.key AS status, CAST(j.value AS DOUBLE) AS service_n, NULL::BIGINT AS loaded_n
+    FROM p, json_each(p.assessments_by_status) j
+    UNION ALL
+    SELECT snapshot_id, project_key, status, NULL, count(*) FROM assessments GROUP BY ALL
+  ) GROUP BY ALL
 ),
 analyzed_domains AS (
   SELECT DISTINCT r.snapshot_id, r.project_key, r.risk_domain AS domain
@@ -496,43 +643,26 @@ checks AS (
          CAST(c.tolerance AS DOUBLE) AS tolerance, NULL::VARCHAR AS detail, f.excluded_assessments
   FROM metric_project_figures f
   JOIN (VALUES ${figureChecks}) c(figure, check_name, tolerance, raw_level) ON c.figure = f.figure
-  LEFT JOIN raw r ON c.raw_level IS NOT NULL AND r.snapshot_id = f.snapshot_id AND r.project_key = f.project_key
+  LEFT JOIN raw r ON r.snapshot_id = f.snapshot_id AND r.project_key = f.project_key
   UNION ALL
-  SELECT coalesce(sv.snapshot_id, p.snapshot_id), coalesce(sv.org, p.org), coalesce(sv.workspace, p.workspace),
-         coalesce(sv.project_id, p.project_id), coalesce(sv.project_key, p.project_key),
-         'assessments_by_status.' || coalesce(sv.status, sl.status), coalesce(sv.n, 0), CAST(coalesce(sl.n, 0) AS DOUBLE),
+  SELECT p.snapshot_id, p.org, p.workspace, p.project_id, p.project_key,
+         'assessments_by_status.' || k.status, coalesce(k.service_n, 0), CAST(coalesce(k.loaded_n, 0) AS DOUBLE),
          0, NULL, []::VARCHAR[]
-  FROM status_service sv
-  FULL JOIN status_loaded sl ON sl.snapshot_id = sv.snapshot_id AND sl.project_key = sv.project_key AND sl.status = sv.status
-  LEFT JOIN p ON p.snapshot_id = sl.snapshot_id AND p.project_key = sl.project_key
-  WHERE sv.snapshot_id IS NOT NULL OR p.snapshot_id IS NOT NULL
+  FROM statuses k JOIN p ON p.snapshot_id = k.snapshot_id AND p.project_key = k.project_key
   UNION ALL
-  SELECT c.snapshot_id, c.org, c.workspace, c.project_id, c.project_key, v.check_name, v.service_value, v.recomputed_value,
-         v.tolerance, v.detail, c.excluded_assessments
-  FROM metric_framework_coverage c, LATERAL (VALUES
-    (CASE WHEN c.in_posture THEN 'coverage_pct.' || c.framework END, CAST(c.service_coverage_pct AS DOUBLE),
-     CAST(round(c.coverage * 100, 4) AS DOUBLE), 0.051,
-     CASE WHEN c.service_coverage_scale = 'fraction' THEN 'the service sent coverage_pct as a fraction (0-1), not a percentage' END),
-    (CASE WHEN NOT c.in_posture THEN 'compliance_posture.' || c.framework || '.present' END, 0, 1, 0,
-     'the framework is in the compliance matrix but missing from compliance_posture'),
-    (CASE WHEN len(c.untested_listed_passing) > 0 THEN 'compliance_posture.' || c.framework || '.untested_listed_as_passing' END,
-     len(c.untested_listed_passing), 0, 0, 'untested categories listed as passing: ' || array_to_string(c.untested_listed_passing, ', ')),
-    (CASE WHEN len(c.failing_listed_passing) > 0 THEN 'compliance_posture.' || c.framework || '.failing_listed_as_passing' END,
-     len(c.failing_listed_passing), 0, 0, 'failing categories listed as passing: ' || array_to_string(c.failing_listed_passing, ', '))
-  ) v(check_name, service_value, recomputed_value, tolerance, detail)
-  WHERE v.check_name IS NOT NULL
+  SELECT c.snapshot_id, c.org, c.workspace, c.project_id, c.project_key, ${coverageChecks.select}, c.excluded_assessments
+  FROM metric_framework_coverage c CROSS JOIN ${coverageChecks.from}
+  WHERE check_name IS NOT NULL
   UNION ALL
-  SELECT d.snapshot_id, d.org, d.workspace, d.project_id, d.project_key, v.check_name, v.service_value,
-         CASE WHEN len(d.excluded_assessments) = 0 THEN v.recomputed_value END, v.tolerance, NULL, d.excluded_assessments
-  FROM metric_risk_by_domain d, LATERAL (VALUES
-    ('risk_by_domain.' || d.domain || '.total_findings', CAST(d.service_total_findings AS DOUBLE), CAST(d.raw_findings AS DOUBLE), 0),
-    ('risk_by_domain.' || d.domain || '.avg_asr', CAST(d.service_avg_asr AS DOUBLE), CAST(d.avg_asr AS DOUBLE), 0.0001)
-  ) v(check_name, service_value, recomputed_value, tolerance)
+  SELECT d.snapshot_id, d.org, d.workspace, d.project_id, d.project_key, ${domainChecks.select}, NULL,
+         d.excluded_assessments
+  FROM metric_risk_by_domain d CROSS JOIN ${domainChecks.from}
   UNION ALL
   SELECT s.snapshot_id, p.org, p.workspace, p.project_id, p.project_key, 'risk_by_domain.' || s.domain || '.present', 1, 0, 0,
          'the service lists a risk domain that no attack run of an analyzed assessment has', []::VARCHAR[]
   FROM risk_by_domain s JOIN p ON p.snapshot_id = s.snapshot_id AND p.project_key = s.project_key
-  ANTI JOIN analyzed_domains a ON a.snapshot_id = s.snapshot_id AND a.project_key = s.project_key AND a.domain = s.domain
+  LEFT JOIN analyzed_domains a ON a.snapshot_id = s.snapshot_id AND a.project_key = s.project_key AND a.domain = s.domain
+  WHERE a.domain IS NULL
 )
 SELECT snapshot_id, org, workspace, project_id, project_key, check_name, service_value, recomputed_value,
        CASE WHEN service_value IS NULL OR recomputed_value IS NULL THEN 'not_compared'
