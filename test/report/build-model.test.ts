@@ -118,6 +118,28 @@ describe('buildModel', () => {
     expect(model.provenance.snapshots).toHaveLength(3);
   });
 
+  it("portfolio trend: each project's snapshots of its workspace up to the report's, read in one query", async () => {
+    const trend = (model: PortfolioModel) =>
+      model.asrTrend.map((point) => `${point.projectKey}@${point.snapshotId}`);
+    const newest = (await buildModel(warehouse.conn, { kind: 'portfolio' })) as PortfolioModel;
+    expect(trend(newest)).toEqual([
+      'payments-bot@20260301T060000Z-first',
+      'payments-bot@20260315T060000Z-second',
+      'support-agent@20260301T060000Z-first',
+      'support-agent@20260315T060000Z-second',
+      'checkout-bot@20260320T060000Z-partial',
+    ]);
+    // As of the first snapshot: nothing fetched after it, nothing of another workspace.
+    const first = (await buildModel(warehouse.conn, {
+      kind: 'portfolio',
+      snapshot: '20260301T060000Z-first',
+    })) as PortfolioModel;
+    expect(trend(first)).toEqual([
+      'payments-bot@20260301T060000Z-first',
+      'support-agent@20260301T060000Z-first',
+    ]);
+  });
+
   it('names the projects it knows when the project is unknown', async () => {
     const error = await buildModel(warehouse.conn, { kind: 'executive', project: 'nope' }).catch(
       (caught: unknown) => caught,
