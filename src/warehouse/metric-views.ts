@@ -620,9 +620,11 @@ WITH raw AS (${RAW_FINDINGS}),
 p AS (SELECT p.*, s.org, s.workspace FROM projects p JOIN snapshots s ON s.snapshot_id = p.snapshot_id WHERE p.manifest_status = 'ok'),
 -- Per status the service or the loaded assessments name: the service's count and the loaded one. Each
 -- side is read once and grouped (a FULL JOIN of the two, or a CTE read twice, would block the
--- reader's snapshot filter, as a lateral join does: see fanOut).
+-- reader's snapshot filter, as a lateral join does: see fanOut). max, not sum: a project loaded twice
+-- into one snapshot states its service count twice, once, while its assessments are counted twice,
+-- so the check disagrees and shows the double load.
 statuses AS (
-  SELECT snapshot_id, project_key, status, sum(service_n) AS service_n, sum(loaded_n) AS loaded_n
+  SELECT snapshot_id, project_key, status, max(service_n) AS service_n, max(loaded_n) AS loaded_n
   FROM (
     SELECT p.snapshot_id, p.project_key, j.key AS status, CAST(j.value AS DOUBLE) AS service_n, NULL::BIGINT AS loaded_n
     FROM p, json_each(p.assessments_by_status) j
