@@ -174,7 +174,7 @@ const MIGRATIONS: readonly Migration[] = [
   {
     version: 14,
     description:
-      "metric_project_figures and metric_consistency take a reader's snapshot filter (no lateral or full join), so a report reads one snapshot's rows, not every snapshot's; tables unchanged, views recreated",
+      "metric_project_figures and metric_consistency take a reader's snapshot filter (no lateral or full join), so a report reads one snapshot's rows, not every snapshot's; averages over doubles add their terms in a fixed order (the same bits on every read); tables unchanged, views recreated",
     statements: () => [],
   },
 ];

@@ -56,6 +56,17 @@ const riskScore = (worstRank: string, asr: string): string =>
 const closed = `(${CLOSED_STATUSES.map(quoteLiteral).join(', ')})`;
 
 /**
+ * The sum of a DOUBLE expression, its terms added smallest first. A sum of doubles depends on the
+ * order of its terms, and DuckDB's sum() adds them in whatever order its threads meet the rows: on the
+ * large preset the pooled avg_best_score differed in its last bits between two reads of the same
+ * database, so exports differed, and a figure on a rounding boundary could print either way. Sorted,
+ * equal terms are interchangeable, so the result is the same whatever the order. `filter`: the
+ * aggregate's FILTER condition, if any.
+ */
+const orderedSum = (expression: string, filter?: string): string =>
+  `list_sum(list(${expression} ORDER BY ${expression})${filter ? ` FILTER (WHERE ${filter})` : ''})`;
+
+/**
  * The one compliance state rule (a scalar macro, so a report's --min-trials uses the same SQL):
  * failing when a tested assessment had a success; passing when tested, no success, every ASR known and
  * at least min_trials trials (all counts known); insufficient_evidence otherwise; not_tested untested.
@@ -260,7 +271,7 @@ WITH p AS (
          sum(attacks_successful) FILTER (WHERE analyzed AND NOT asr_excluded) AS successful,
          sum(attacks_evaluated) FILTER (WHERE analyzed AND NOT asr_excluded) AS evaluated,
          max(worst_rank) FILTER (WHERE analyzed AND NOT asr_excluded) AS worst_rank,
-         avg(risk_score) FILTER (WHERE analyzed AND NOT asr_excluded) AS avg_risk,
+         ${orderedSum('risk_score', 'analyzed AND NOT asr_excluded')} / count(risk_score) FILTER (WHERE analyzed AND NOT asr_excluded) AS avg_risk,
          coalesce(list(assessment_id ORDER BY assessment_id) FILTER (WHERE analyzed AND asr_excluded), []::VARCHAR[]) AS excluded_asr,
          coalesce(list(assessment_id ORDER BY assessment_id) FILTER (WHERE analyzed AND findings_excluded), []::VARCHAR[]) AS excluded_findings
   FROM metric_assessments GROUP BY ALL
@@ -297,7 +308,7 @@ SELECT b.snapshot_id, s.org, s.workspace, b.project_id, b.project_key, b.key AS 
        CASE WHEN count(*) = count(b.successful_attacks) AND count(*) = count(b.total_attacks) AND sum(b.total_attacks) > 0
             THEN sum(b.successful_attacks) / sum(b.total_attacks) END AS asr,
        max(b.best_score) AS best_score,
-       sum(b.avg_best_score * b.total_attacks) / nullif(sum(b.total_attacks) FILTER (WHERE b.avg_best_score IS NOT NULL), 0) AS avg_best_score,
+       ${orderedSum('b.avg_best_score * b.total_attacks')} / nullif(sum(b.total_attacks) FILTER (WHERE b.avg_best_score IS NOT NULL), 0) AS avg_best_score,
        CASE WHEN count(*) = count(b.total_trials) AND sum(b.total_trials) >= ${MIN_TRIALS_FOR_EVIDENCE}
                  AND count(*) = count(b.successful_attacks) AND count(*) = count(b.total_attacks) AND sum(b.total_attacks) > 0
             THEN 'measured' ELSE 'insufficient_evidence' END AS evidence,
