@@ -56,15 +56,15 @@ const riskScore = (worstRank: string, asr: string): string =>
 const closed = `(${CLOSED_STATUSES.map(quoteLiteral).join(', ')})`;
 
 /**
- * The sum of a DOUBLE expression, its terms added smallest first. A sum of doubles depends on the
- * order of its terms, and DuckDB's sum() adds them in whatever order its threads meet the rows: on the
- * large preset the pooled avg_best_score differed in its last bits between two reads of the same
- * database, so exports differed, and a figure on a rounding boundary could print either way. Sorted,
- * equal terms are interchangeable, so the result is the same whatever the order. `filter`: the
- * aggregate's FILTER condition, if any.
+ * The values of a DOUBLE expression as a sorted list, for list_sum or list_avg: a sum of doubles
+ * depends on the order of its terms, and DuckDB's sum() and avg() add them in whatever order its
+ * threads meet the rows. On the large preset the pooled avg_best_score differed in its last bits
+ * between two reads of the same database, so exports differed, and a figure on a rounding boundary
+ * could print either way. Sorted, equal terms are interchangeable, so the result is the same whatever
+ * the order. `filter`: the aggregate's FILTER condition, if any.
  */
-const orderedSum = (expression: string, filter?: string): string =>
-  `list_sum(list(${expression} ORDER BY ${expression})${filter ? ` FILTER (WHERE ${filter})` : ''})`;
+const sortedTerms = (expression: string, filter?: string): string =>
+  `list(${expression} ORDER BY ${expression})${filter ? ` FILTER (WHERE ${filter})` : ''}`;
 
 /**
  * The one compliance state rule (a scalar macro, so a report's --min-trials uses the same SQL):
@@ -142,22 +142,28 @@ JOIN metric_assessments m ON m.snapshot_id = r.snapshot_id AND m.project_key = r
 WHERE m.analyzed`;
 
 /**
- * Each input row once per entry of `rows`, as the columns `columns` (one SQL expression per column and
- * entry): a join with the constant list of entry numbers, each column a CASE over them. Not
- * `, LATERAL (VALUES …)`: DuckDB pushes no filter through a lateral join, so a view fanned out that way
- * computed every snapshot's rows for a query about one, and a report's reads grew with the
- * snapshots the database holds (a project's metric_consistency: 110 ms with 1 snapshot, 250 ms with
- * 15). `alias` names the entry list; `from` goes into the FROM clause, `select` into the SELECT list.
+ * Each input row once per entry of `rows`, as the columns `columns` (an entry gives a column's SQL
+ * expression by name; a column it leaves out is NULL): a join with the constant list of entry numbers,
+ * each column a CASE over them. Not `, LATERAL (VALUES …)`: DuckDB pushes no filter through a lateral
+ * join, so a view fanned out that way computed every snapshot's rows for a query about one, and a
+ * report's reads grew with the snapshots the database holds (a project's metric_consistency: 110 ms
+ * with 1 snapshot, 250 ms with 15). `alias` names the entry list; `from` goes into the FROM clause,
+ * `select` into the SELECT list.
  */
 function fanOut(
   alias: string,
   columns: readonly string[],
-  rows: readonly (readonly string[])[],
+  rows: readonly Readonly<Record<string, string>>[],
 ): { from: string; select: string } {
+  for (const row of rows) {
+    const unknown = Object.keys(row).filter((column) => !columns.includes(column));
+    if (unknown.length > 0)
+      throw new Error(`fanOut: no column ${unknown.join(', ')} in ${columns.join(', ')}`);
+  }
   const entries = rows.map((_, i) => `(${i + 1})`).join(', ');
   const select = columns
-    .map((column, c) => {
-      const cases = rows.map((row, i) => `WHEN ${i + 1} THEN ${row[c]}`).join(' ');
+    .map((column) => {
+      const cases = rows.map((row, i) => `WHEN ${i + 1} THEN ${row[column] ?? 'NULL'}`).join(' ');
       return `CASE ${alias}.entry ${cases} END AS ${column}`;
     })
     .join(',\n       ');
@@ -177,86 +183,49 @@ const serviceSeverity = (level: string): string =>
  * denominator, the service's value and the assessments left out.
  */
 function projectFiguresView(): string {
-  const figure = (
-    name: string,
-    value: string,
-    numerator: string,
-    denominator: string,
-    service: string,
-    excluded: string,
-  ): string[] => [quoteLiteral(name), value, numerator, denominator, service, excluded];
+  /** A figure's entry: its name and the columns it gives (the others are NULL). */
+  const figure = (name: string, columns: Record<string, string>) => ({
+    figure: quoteLiteral(name),
+    ...columns,
+  });
+  const counted = (value: string, service: string, excluded = '[]::VARCHAR[]') => ({
+    value: `CAST(${value} AS DOUBLE)`,
+    service_value: service,
+    excluded_assessments: excluded,
+  });
   const figures = fanOut(
     'v',
     ['figure', 'value', 'numerator', 'denominator', 'service_value', 'excluded_assessments'],
     [
-      figure(
-        'overall_asr',
-        'CASE WHEN a.evaluated > 0 THEN a.successful / a.evaluated END',
-        'CAST(a.successful AS DOUBLE)',
-        'CAST(a.evaluated AS DOUBLE)',
-        'e.overall_asr',
-        'a.excluded_asr',
-      ),
-      figure(
-        'risk_score',
-        `CASE WHEN a.evaluated IS NOT NULL THEN ${riskScore('coalesce(a.worst_rank, 0)', 'a.successful / nullif(a.evaluated, 0)')} END`,
-        'NULL',
-        'NULL',
-        'e.overall_risk_score',
-        'a.excluded_asr',
-      ),
-      figure('avg_risk_score', 'round(a.avg_risk, 2)', 'NULL', 'NULL', 'p.avg_risk_score', 'a.excluded_asr'),
+      figure('overall_asr', {
+        value: 'CASE WHEN a.evaluated > 0 THEN a.successful / a.evaluated END',
+        numerator: 'CAST(a.successful AS DOUBLE)',
+        denominator: 'CAST(a.evaluated AS DOUBLE)',
+        service_value: 'e.overall_asr',
+        excluded_assessments: 'a.excluded_asr',
+      }),
+      figure('risk_score', {
+        value: `CASE WHEN a.evaluated IS NOT NULL THEN ${riskScore('coalesce(a.worst_rank, 0)', 'a.successful / nullif(a.evaluated, 0)')} END`,
+        service_value: 'e.overall_risk_score',
+        excluded_assessments: 'a.excluded_asr',
+      }),
+      figure('avg_risk_score', {
+        value: 'round(a.avg_risk, 2)',
+        service_value: 'p.avg_risk_score',
+        excluded_assessments: 'a.excluded_asr',
+      }),
       ...SEVERITIES.map((level) =>
-        figure(
-          `findings_${level}`,
-          `CAST(f.sev_${level} AS DOUBLE)`,
-          'NULL',
-          'NULL',
-          serviceSeverity(level),
-          'a.excluded_findings',
-        ),
+        figure(`findings_${level}`, counted(`f.sev_${level}`, serviceSeverity(level), 'a.excluded_findings')),
       ),
       figure(
         'findings_total',
-        'CAST(f.sev_total AS DOUBLE)',
-        'NULL',
-        'NULL',
-        'CAST(e.total_findings AS DOUBLE)',
-        'a.excluded_findings',
+        counted('f.sev_total', 'CAST(e.total_findings AS DOUBLE)', 'a.excluded_findings'),
       ),
-      figure('findings_open', 'CAST(f.open AS DOUBLE)', 'NULL', 'NULL', 'NULL', 'a.excluded_findings'),
-      figure(
-        'assessments',
-        'CAST(coalesce(a.assessments, 0) AS DOUBLE)',
-        'NULL',
-        'NULL',
-        'CAST(e.total_assessments AS DOUBLE)',
-        '[]::VARCHAR[]',
-      ),
-      figure(
-        'attacks',
-        'CAST(a.attacks AS DOUBLE)',
-        'NULL',
-        'NULL',
-        'CAST(e.total_attacks AS DOUBLE)',
-        '[]::VARCHAR[]',
-      ),
-      figure(
-        'trials',
-        'CAST(a.trials AS DOUBLE)',
-        'NULL',
-        'NULL',
-        'CAST(e.total_trials AS DOUBLE)',
-        '[]::VARCHAR[]',
-      ),
-      figure(
-        'reports',
-        'CAST(coalesce(r.reports, 0) AS DOUBLE)',
-        'NULL',
-        'NULL',
-        'CAST(e.total_reports AS DOUBLE)',
-        '[]::VARCHAR[]',
-      ),
+      figure('findings_open', counted('f.open', 'NULL', 'a.excluded_findings')),
+      figure('assessments', counted('coalesce(a.assessments, 0)', 'CAST(e.total_assessments AS DOUBLE)')),
+      figure('attacks', counted('a.attacks', 'CAST(e.total_attacks AS DOUBLE)')),
+      figure('trials', counted('a.trials', 'CAST(e.total_trials AS DOUBLE)')),
+      figure('reports', counted('coalesce(r.reports, 0)', 'CAST(e.total_reports AS DOUBLE)')),
     ],
   );
   return `
@@ -271,7 +240,7 @@ WITH p AS (
          sum(attacks_successful) FILTER (WHERE analyzed AND NOT asr_excluded) AS successful,
          sum(attacks_evaluated) FILTER (WHERE analyzed AND NOT asr_excluded) AS evaluated,
          max(worst_rank) FILTER (WHERE analyzed AND NOT asr_excluded) AS worst_rank,
-         ${orderedSum('risk_score', 'analyzed AND NOT asr_excluded')} / count(risk_score) FILTER (WHERE analyzed AND NOT asr_excluded) AS avg_risk,
+         list_avg(${sortedTerms('risk_score', 'analyzed AND NOT asr_excluded')}) AS avg_risk,
          coalesce(list(assessment_id ORDER BY assessment_id) FILTER (WHERE analyzed AND asr_excluded), []::VARCHAR[]) AS excluded_asr,
          coalesce(list(assessment_id ORDER BY assessment_id) FILTER (WHERE analyzed AND findings_excluded), []::VARCHAR[]) AS excluded_findings
   FROM metric_assessments GROUP BY ALL
@@ -308,7 +277,7 @@ SELECT b.snapshot_id, s.org, s.workspace, b.project_id, b.project_key, b.key AS 
        CASE WHEN count(*) = count(b.successful_attacks) AND count(*) = count(b.total_attacks) AND sum(b.total_attacks) > 0
             THEN sum(b.successful_attacks) / sum(b.total_attacks) END AS asr,
        max(b.best_score) AS best_score,
-       ${orderedSum('b.avg_best_score * b.total_attacks')} / nullif(sum(b.total_attacks) FILTER (WHERE b.avg_best_score IS NOT NULL), 0) AS avg_best_score,
+       list_sum(${sortedTerms('b.avg_best_score * b.total_attacks')}) / nullif(sum(b.total_attacks) FILTER (WHERE b.avg_best_score IS NOT NULL), 0) AS avg_best_score,
        CASE WHEN count(*) = count(b.total_trials) AND sum(b.total_trials) >= ${MIN_TRIALS_FOR_EVIDENCE}
                  AND count(*) = count(b.successful_attacks) AND count(*) = count(b.total_attacks) AND sum(b.total_attacks) > 0
             THEN 'measured' ELSE 'insufficient_evidence' END AS evidence,
@@ -570,60 +539,47 @@ function consistencyView(): string {
     ([figure, check, tolerance, raw]) =>
       `(${quoteLiteral(figure)}, ${quoteLiteral(check)}, ${tolerance}, ${raw === null ? 'NULL' : quoteLiteral(raw)})`,
   ).join(', ');
-  const coverageChecks = fanOut(
-    'v',
-    ['check_name', 'service_value', 'recomputed_value', 'tolerance', 'detail'],
-    [
-      [
-        "CASE WHEN c.in_posture THEN 'coverage_pct.' || c.framework END",
-        'CAST(c.service_coverage_pct AS DOUBLE)',
-        'CAST(round(c.coverage * 100, 4) AS DOUBLE)',
-        '0.051',
+  const checkColumns = ['check_name', 'service_value', 'recomputed_value', 'tolerance', 'detail'];
+  const coverageChecks = fanOut('v', checkColumns, [
+    {
+      check_name: "CASE WHEN c.in_posture THEN 'coverage_pct.' || c.framework END",
+      service_value: 'CAST(c.service_coverage_pct AS DOUBLE)',
+      recomputed_value: 'CAST(round(c.coverage * 100, 4) AS DOUBLE)',
+      tolerance: '0.051',
+      detail:
         "CASE WHEN c.service_coverage_scale = 'fraction' THEN 'the service sent coverage_pct as a fraction (0-1), not a percentage' END",
-      ],
-      [
-        "CASE WHEN NOT c.in_posture THEN 'compliance_posture.' || c.framework || '.present' END",
-        '0',
-        '1',
-        '0',
-        "'the framework is in the compliance matrix but missing from compliance_posture'",
-      ],
-      [
-        "CASE WHEN len(c.untested_listed_passing) > 0 THEN 'compliance_posture.' || c.framework || '.untested_listed_as_passing' END",
-        'len(c.untested_listed_passing)',
-        '0',
-        '0',
-        "'untested categories listed as passing: ' || array_to_string(c.untested_listed_passing, ', ')",
-      ],
-      [
-        "CASE WHEN len(c.failing_listed_passing) > 0 THEN 'compliance_posture.' || c.framework || '.failing_listed_as_passing' END",
-        'len(c.failing_listed_passing)',
-        '0',
-        '0',
-        "'failing categories listed as passing: ' || array_to_string(c.failing_listed_passing, ', ')",
-      ],
-    ],
-  );
+    },
+    {
+      check_name: "CASE WHEN NOT c.in_posture THEN 'compliance_posture.' || c.framework || '.present' END",
+      service_value: '0',
+      recomputed_value: '1',
+      tolerance: '0',
+      detail: "'the framework is in the compliance matrix but missing from compliance_posture'",
+    },
+    ...(['untested', 'failing'] as const).map((kind) => ({
+      check_name: `CASE WHEN len(c.${kind}_listed_passing) > 0 THEN 'compliance_posture.' || c.framework || '.${kind}_listed_as_passing' END`,
+      service_value: `len(c.${kind}_listed_passing)`,
+      recomputed_value: '0',
+      tolerance: '0',
+      detail: `'${kind} categories listed as passing: ' || array_to_string(c.${kind}_listed_passing, ', ')`,
+    })),
+  ]);
   // A domain's recomputation is unknown while its project leaves assessments out.
   const recomputed = (value: string): string => `CASE WHEN len(d.excluded_assessments) = 0 THEN ${value} END`;
-  const domainChecks = fanOut(
-    'v',
-    ['check_name', 'service_value', 'recomputed_value', 'tolerance'],
-    [
-      [
-        "'risk_by_domain.' || d.domain || '.total_findings'",
-        'CAST(d.service_total_findings AS DOUBLE)',
-        recomputed('CAST(d.raw_findings AS DOUBLE)'),
-        '0',
-      ],
-      [
-        "'risk_by_domain.' || d.domain || '.avg_asr'",
-        'CAST(d.service_avg_asr AS DOUBLE)',
-        recomputed('CAST(d.avg_asr AS DOUBLE)'),
-        '0.0001',
-      ],
-    ],
-  );
+  const domainChecks = fanOut('v', checkColumns, [
+    {
+      check_name: "'risk_by_domain.' || d.domain || '.total_findings'",
+      service_value: 'CAST(d.service_total_findings AS DOUBLE)',
+      recomputed_value: recomputed('CAST(d.raw_findings AS DOUBLE)'),
+      tolerance: '0',
+    },
+    {
+      check_name: "'risk_by_domain.' || d.domain || '.avg_asr'",
+      service_value: 'CAST(d.service_avg_asr AS DOUBLE)',
+      recomputed_value: recomputed('CAST(d.avg_asr AS DOUBLE)'),
+      tolerance: '0.0001',
+    },
+  ]);
   const rawColumn = `CASE c.raw_level ${[...SEVERITIES, 'total'].map((l) => `WHEN '${l}' THEN r.${l}`).join(' ')} END`;
   return `
 CREATE OR REPLACE VIEW metric_consistency AS
@@ -656,6 +612,8 @@ checks AS (
          CAST(c.tolerance AS DOUBLE) AS tolerance, NULL::VARCHAR AS detail, f.excluded_assessments
   FROM metric_project_figures f
   JOIN (VALUES ${figureChecks}) c(figure, check_name, tolerance, raw_level) ON c.figure = f.figure
+  -- Joined for every check (its value is read only where raw_level is set): a condition on c alone in
+  -- this ON would keep the reader's snapshot filter out of raw.
   LEFT JOIN raw r ON r.snapshot_id = f.snapshot_id AND r.project_key = f.project_key
   UNION ALL
   SELECT p.snapshot_id, p.org, p.workspace, p.project_id, p.project_key,
@@ -667,13 +625,14 @@ checks AS (
   FROM metric_framework_coverage c CROSS JOIN ${coverageChecks.from}
   WHERE check_name IS NOT NULL
   UNION ALL
-  SELECT d.snapshot_id, d.org, d.workspace, d.project_id, d.project_key, ${domainChecks.select}, NULL,
+  SELECT d.snapshot_id, d.org, d.workspace, d.project_id, d.project_key, ${domainChecks.select},
          d.excluded_assessments
   FROM metric_risk_by_domain d CROSS JOIN ${domainChecks.from}
   UNION ALL
   SELECT s.snapshot_id, p.org, p.workspace, p.project_id, p.project_key, 'risk_by_domain.' || s.domain || '.present', 1, 0, 0,
          'the service lists a risk domain that no attack run of an analyzed assessment has', []::VARCHAR[]
   FROM risk_by_domain s JOIN p ON p.snapshot_id = s.snapshot_id AND p.project_key = s.project_key
+  -- An anti join, written as a left join: DuckDB pushes the reader's snapshot filter through this one.
   LEFT JOIN analyzed_domains a ON a.snapshot_id = s.snapshot_id AND a.project_key = s.project_key AND a.domain = s.domain
   WHERE a.domain IS NULL
 )
