@@ -82,6 +82,7 @@ export { VERSION, SNAPSHOT_FORMAT } from './version.js';
 // The warehouse: load, query, export.
 export {
   loadSnapshots,
+  upgradeWarehouse,
   SnapshotRefusedError,
   RecordCountError,
   loadTriageJournal,
@@ -103,6 +104,7 @@ export type {
   LoadProgress,
   LoadResult,
   SnapshotLoadResult,
+  UpgradeResult,
   VerifyProblem,
   JournalLoadResult,
   QueryResult,

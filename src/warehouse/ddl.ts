@@ -257,8 +257,11 @@ async function dropWarehouseViews(conn: DuckDBConnection): Promise<void> {
   for (const [name] of reader.getRows()) await conn.run(`DROP VIEW IF EXISTS ${quoteIdent(String(name))}`);
 }
 
-/** For read-only use: the database must be a warehouse this version understands. */
-export async function checkSchema(conn: DuckDBConnection, dbPath: string): Promise<void> {
+/**
+ * The schema version of a warehouse this airt-report can read or upgrade: refuses a DuckDB file that
+ * is not a warehouse, and one a newer airt-report wrote.
+ */
+export async function warehouseVersion(conn: DuckDBConnection, dbPath: string): Promise<number> {
   const found = await currentVersion(conn);
   if (found === null || found === 0) {
     throw new WordedError(
@@ -268,12 +271,20 @@ export async function checkSchema(conn: DuckDBConnection, dbPath: string): Promi
     );
   }
   if (found > SCHEMA_VERSION) throw newerDatabase(found);
+  return found;
+}
+
+/** For read-only use: the database must be a warehouse of this version (warehouseVersion, not older). */
+export async function checkSchema(conn: DuckDBConnection, dbPath: string): Promise<void> {
+  const found = await warehouseVersion(conn, dbPath);
   if (found < SCHEMA_VERSION) {
     throw new WordedError(
       (name) =>
         `${dbPath} has warehouse schema version ${found}; ` +
-        (wordsFlags(name) ? 'run airt-report load on it once' : 'load a snapshot into it once') +
-        ` to upgrade it to ${SCHEMA_VERSION}.`,
+        (wordsFlags(name)
+          ? `upgrade it once with airt-report load ${name('db')} ${dbPath}`
+          : 'upgrade it once (upgradeWarehouse, or any load into it)') +
+        ` (to version ${SCHEMA_VERSION}; nothing is loaded).`,
     );
   }
 }

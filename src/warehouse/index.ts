@@ -1,6 +1,13 @@
 /** The warehouse's public API: load snapshots and triage journals, query, export. */
-export { loadSnapshots, SnapshotRefusedError, RecordCountError } from './loader.js';
-export type { LoadOptions, LoadProgress, LoadResult, SnapshotLoadResult, VerifyProblem } from './loader.js';
+export { loadSnapshots, upgradeWarehouse, SnapshotRefusedError, RecordCountError } from './loader.js';
+export type {
+  LoadOptions,
+  LoadProgress,
+  LoadResult,
+  SnapshotLoadResult,
+  UpgradeResult,
+  VerifyProblem,
+} from './loader.js';
 export { loadTriageJournal } from './journal.js';
 export type { JournalLoadResult } from './journal.js';
 export { runQuery, streamQuery, QueryError } from './query.js';

@@ -20,8 +20,8 @@ import { resolveInside } from '../snapshot/safe-path.js';
 import { readManifest, verifySnapshot, type VerifyOptions, type VerifyResult } from '../snapshot/verify.js';
 import { TrialFileRepairs } from './altered-values.js';
 import { createWarehouseFile, needsCreation, removeAbandoned } from './create-warehouse.js';
-import { inTransaction, openWarehouse, type Warehouse } from './db.js';
-import { ensureSchema } from './ddl.js';
+import { inTransaction, openWarehouse, requireDatabase, type Warehouse } from './db.js';
+import { ensureSchema, warehouseVersion } from './ddl.js';
 import { loadJournalInto, readTriageJournal, type JournalLoadResult, type ParsedJournal } from './journal.js';
 import type { VerifyProblem } from './load-checks.js';
 import { firstLoadWarnings, type LoadWarningRow } from './shown-warnings.js';
@@ -184,6 +184,38 @@ export async function loadSnapshots(
     ...(options.now ? { now: options.now } : {}),
   });
   return loadInto(warehouse, dirs, journal, options, []);
+}
+
+/** What upgradeWarehouse found and left: the schema version before and after. */
+export interface UpgradeResult {
+  from: number;
+  to: number;
+}
+
+/**
+ * What every load does first, alone: brings an existing warehouse up to this airt-report's schema
+ * (tables migrated and views recreated, in one transaction), loading nothing. For a database the
+ * read-only commands refuse as older; a database at this version is left as it is.
+ */
+export async function upgradeWarehouse(
+  dbPath: string,
+  options: Pick<LoadOptions, 'lockTimeoutMs' | 'command' | 'now'> = {},
+): Promise<UpgradeResult> {
+  requireDatabase(dbPath);
+  const warehouse = await openWarehouseLocked(dbPath, {
+    memoryLimit: DEFAULT_MEMORY_LIMIT,
+    timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+    command: options.command ?? 'airt-report load',
+    ...(options.now ? { now: options.now } : {}),
+  });
+  try {
+    // Refuses a DuckDB file that is not a warehouse: an upgrade never turns one into it.
+    const from = await warehouseVersion(warehouse.conn, dbPath);
+    return { from, to: await ensureSchema(warehouse.conn, options.now) };
+  } finally {
+    await warehouse.conn.run('CHECKPOINT').catch(() => undefined);
+    warehouse.close();
+  }
 }
 
 /**

@@ -2,10 +2,14 @@
  * `airt-report load SNAPSHOT_DIR… --db FILE [--force] [--journal FILE]`: load snapshots (and a triage
  * journal) into the DuckDB warehouse. Idempotent; one transaction per snapshot. Progress and the load's
  * warnings (the first few; all are in load_warnings) on stderr, a summary of rows per table on stdout.
+ * `load --db FILE` alone upgrades an existing database to this version's schema (what the read-only
+ * commands ask for after an upgrade of airt-report), loading nothing.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { EXIT, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
+import type { CliIO } from '../io.js';
 import { journalOptionHelp, journalToRead } from '../../triage/journal-setting.js';
 import type { LoadWarningRow } from '../../warehouse/shown-warnings.js';
 
@@ -21,7 +25,8 @@ interface LoadArgs {
 
 export const loadCommand = defineCommand<LoadArgs>({
   command: 'load [dirs..]',
-  describe: 'Load snapshot directories (and a triage journal) into a DuckDB warehouse file',
+  describe:
+    'Load snapshot directories (and a triage journal) into a DuckDB warehouse file; with neither, upgrade the file to this schema',
   builder: (y) =>
     y
       .positional('dirs', {
@@ -55,8 +60,8 @@ export const loadCommand = defineCommand<LoadArgs>({
     if (lockTimeout !== undefined && !(Number.isFinite(lockTimeout) && lockTimeout >= 0))
       throw new UsageError(`--lock-timeout must be a number of seconds >= 0, got ${String(lockTimeout)}.`);
     const journal = journalToRead(args.journal, io);
-    if (dirs.length === 0 && !journal)
-      throw new UsageError('Name at least one snapshot directory or a --journal file.');
+    const db = path.resolve(io.cwd, args.db);
+    if (dirs.length === 0 && !journal) return upgradeOnly(db, lockTimeout, io);
     const [{ loadSnapshots }, { neutralizeControls }] = await Promise.all([
       import('../../warehouse/loader.js'),
       import('../../api/error-body.js'),
@@ -65,7 +70,7 @@ export const loadCommand = defineCommand<LoadArgs>({
     const progress = (text: string): void => {
       if (!args.quiet) io.stderr(`${text}\n`);
     };
-    const result = await loadSnapshots(path.resolve(io.cwd, args.db), dirs, {
+    const result = await loadSnapshots(db, dirs, {
       force: args.force ?? false,
       warningsShown: MAX_WARNINGS_SHOWN,
       ...(args['memory-limit'] ? { memoryLimit: args['memory-limit'] } : {}),
@@ -124,6 +129,25 @@ export const loadCommand = defineCommand<LoadArgs>({
     return EXIT.ok;
   },
 });
+
+const NOTHING_TO_LOAD = 'Name at least one snapshot directory or a --journal file';
+
+/** `load --db FILE` with nothing to load: upgrades an existing database's schema, or says what to name. */
+async function upgradeOnly(db: string, lockTimeout: number | undefined, io: CliIO): Promise<number> {
+  if (!existsSync(db)) throw new UsageError(`${NOTHING_TO_LOAD}.`);
+  const [{ upgradeWarehouse }, { neutralizeControls: show }] = await Promise.all([
+    import('../../warehouse/loader.js'),
+    import('../../api/error-body.js'),
+  ]);
+  const { from, to } = await upgradeWarehouse(db, {
+    ...(lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout * 1000 } : {}),
+    command: 'airt-report load --db',
+  });
+  if (from === to)
+    throw new UsageError(`${NOTHING_TO_LOAD} (${show(db)} is already at warehouse schema ${to}).`);
+  io.stdout(`${show(db)}: upgraded from warehouse schema ${from} to ${to}; nothing loaded\n`);
+  return EXIT.ok;
+}
 
 /** Warnings printed after a load; the rest are left in the load_warnings table. */
 export const MAX_WARNINGS_SHOWN = 10;
