@@ -1,9 +1,11 @@
 /**
- * After airt-report itself is upgraded, the read-only commands refuse a database of an older schema
- * and say how to upgrade it; `load --db FILE` alone does that, loading nothing. Before, the hint said
- * to run `load` on it, and `load --db FILE` answered that it needs a snapshot directory.
+ * After airt-report itself is upgraded, the read-only commands (report, query, export, serve, diff,
+ * gates) refuse a database of an older schema and say how to upgrade it; `load --db FILE` alone does
+ * that, loading nothing. Before, the hint said to run `load` on it, `load --db FILE` answered that it
+ * needs a snapshot directory, and diff and gates read the older database's views as they were.
  */
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +14,8 @@ import { main } from '../../src/cli/main.js';
 import { SCHEMA_VERSION } from '../../src/warehouse/ddl.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { FIXTURES, rows, tableCounts, tempDir } from '../warehouse/helpers.js';
+
+const SNAPSHOT = '20260315T060000Z-second';
 
 /** Records `db` as written by the release before this one (the views are recreated by any upgrade). */
 async function recordPreviousSchema(db: string): Promise<void> {
@@ -48,12 +52,30 @@ describe('load --db FILE with nothing to load', () => {
     );
 
   it('upgrades a database the read-only commands refuse, and loads nothing', async () => {
+    const refusal =
+      `airt-report: ${db} has warehouse schema version ${SCHEMA_VERSION - 1}; upgrade it once with ` +
+      `airt-report load --db ${db} (to version ${SCHEMA_VERSION}; nothing is loaded).\n`;
     const refused = recordingIO();
     expect(await report(refused)).toBe(1);
-    expect(refused.err.join('')).toBe(
-      `airt-report: ${db} has warehouse schema version ${SCHEMA_VERSION - 1}; upgrade it once with ` +
-        `airt-report load --db ${db} (to version ${SCHEMA_VERSION}; nothing is loaded).\n`,
+    expect(refused.err.join('')).toBe(refusal);
+    // diff and gates too: an older database's views are an older definition of the figures.
+    const config = path.join(work.dir, 'airt-report.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        connection: { base_url: 'http://127.0.0.1:9', org: 'acme', workspace: 'main' },
+        database: db,
+        gates: ['overall_asr <= 1'],
+      }),
     );
+    for (const args of [
+      ['diff', '--db', db, '--from', SNAPSHOT, '--to', SNAPSHOT],
+      ['gates', '--config', config],
+    ]) {
+      const io = recordingIO();
+      expect(await main(args, io), args[0]).toBe(1);
+      expect(io.err.join(''), args[0]).toBe(refusal);
+    }
     const upgrade = recordingIO();
     expect(await main(['load', '--db', db], upgrade)).toBe(0);
     expect(upgrade.out.join('')).toBe(

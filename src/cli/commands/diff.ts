@@ -53,11 +53,13 @@ export const diffCommand = defineCommand<DiffArgs>({
   async run(args, io) {
     const [
       { openWarehouse },
+      { checkSchema },
       { diffSnapshots },
       { diffJson, diffMarkdown },
       { checkOutputFile, writeOutputFile },
     ] = await Promise.all([
       import('../../warehouse/db.js'),
+      import('../../warehouse/ddl.js'),
       import('../../diff/snapshot-diff.js'),
       import('../../diff/diff-report.js'),
       import('../../output-file.js'),
@@ -73,6 +75,8 @@ export const diffCommand = defineCommand<DiffArgs>({
     const warehouse = await openWarehouse(db, { readOnly: true });
     let text: string;
     try {
+      // An older database's views are an older definition of the figures: it is upgraded first.
+      await checkSchema(warehouse.conn, db);
       const diff = await diffSnapshots(warehouse.conn, {
         from: args.from,
         to: args.to,

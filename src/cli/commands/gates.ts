@@ -50,6 +50,7 @@ export const gatesCommand = defineCommand<GatesArgs>({
     const [
       { loadRunConfig },
       { openWarehouse, requireDatabase },
+      { checkSchema },
       { checkGates },
       reportModule,
       { gateReportJunit },
@@ -57,6 +58,7 @@ export const gatesCommand = defineCommand<GatesArgs>({
     ] = await Promise.all([
       import('../../pipeline/run-config.js'),
       import('../../warehouse/db.js'),
+      import('../../warehouse/ddl.js'),
       import('../../pipeline/check-gates.js'),
       import('../../pipeline/gate-report.js'),
       import('../../pipeline/gate-junit.js'),
@@ -78,6 +80,8 @@ export const gatesCommand = defineCommand<GatesArgs>({
     const warehouse = await openWarehouse(db, { readOnly: true });
     let result;
     try {
+      // An older database's views are an older definition of the figures: it is upgraded first.
+      await checkSchema(warehouse.conn, db);
       result = await checkGates(warehouse.conn, {
         gates: config.gates,
         onUnknown: config.on_unknown_gate,
