@@ -379,7 +379,23 @@ function settleOwnership(
   warnings: ManifestWarning[],
 ): void {
   const owner = new Map<string, ProjectOutcome>();
+  /** project id → the outcome first listing it. */
+  const byId = new Map<string, ProjectOutcome>();
   for (const project of projects) {
+    // One project asked for twice (`--project KEY --project ID`): one warning, not one per assessment.
+    const id = project.facts?.projectId;
+    const same = id ? byId.get(id) : undefined;
+    if (id && !same) byId.set(id, project);
+    if (same) {
+      warnings.push({
+        code: 'duplicate_project',
+        message:
+          `Projects ${JSON.stringify(same.key)} and ${JSON.stringify(project.key)} are one project (id ${id}), ` +
+          `asked for twice; its trials are stored once, and a load of this snapshot loads it once, as ${JSON.stringify(same.key)}.`,
+        project: project.key,
+      });
+      continue;
+    }
     for (const assessment of project.facts?.assessments ?? []) {
       const first = owner.get(assessment.id);
       if (!first) {

@@ -97,11 +97,26 @@ export class SnapshotSummaries {
     const summaries = manifestFilesOf(manifest, 'project_summary');
     const used = new Set<ManifestFile>();
     const projects: Omit<ProjectToLoad, 'memoKey'>[] = [];
+    /** project id → the key it was first listed under. */
+    const listed = new Map<string, string>();
     for (const project of manifest.projects) {
       const file =
         summaries.find((f) => f.project === project.key) ??
         summaries.find((f) => f.path === `projects/${project.dir}/summary.json`);
       if (file) used.add(file);
+      // One project asked for twice (`snapshot --project KEY --project ID`) is listed under both: its rows
+      // once, or every figure over the snapshot's projects would count it twice.
+      const first = project.project_id === null ? undefined : listed.get(project.project_id);
+      if (first !== undefined) {
+        this.context.sink.warn(
+          'duplicate_project',
+          `Project ${JSON.stringify(project.key)} is ${JSON.stringify(first)} (id ${project.project_id}) listed again; loaded once, as ${JSON.stringify(first)}`,
+          file?.path ?? null,
+          { project: project.key, loaded_as: first, project_id: project.project_id },
+        );
+        continue;
+      }
+      if (project.project_id !== null) listed.set(project.project_id, project.key);
       const entry: ProjectEntry = {
         snapshotId,
         requestedKey: project.key,

@@ -1,18 +1,16 @@
 /**
  * metric_consistency's assessments_by_status checks: the service's count of each status against the
- * assessments loaded. A project loaded twice into one snapshot (`snapshot --project KEY --project
- * UUID` names it twice) must show as a disagreement: its assessments are counted twice, while the
- * service states its count once in each copy of the summary.
+ * assessments loaded. An assessment the service lists twice in a project's summary must show as a
+ * disagreement: it is loaded twice, while the service states its count once. (A project listed twice
+ * in one snapshot, by `snapshot --project KEY --project UUID`, is loaded once:
+ * test/warehouse/duplicate-project.test.ts.)
  */
-import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
-import { copyFixture, FIXTURES, reseal, rows, tempDir } from '../warehouse/helpers.js';
+import { copyFixture, editAssessments, FIXTURES, reseal, rows, tempDir } from '../warehouse/helpers.js';
 
 const SNAPSHOT = '20260315T060000Z-second';
-/** support-agent's project id in the fixture: the second name it is fetched under. */
-const SUPPORT_AGENT_ID = '5f1c2a9e-8b3d-4c7a-9e21-0a6b7c8d9e02';
 
 describe('assessments_by_status checks', () => {
   let work: Awaited<ReturnType<typeof tempDir>>;
@@ -21,21 +19,14 @@ describe('assessments_by_status checks', () => {
   beforeAll(async () => {
     work = await tempDir();
     const dir = await copyFixture(FIXTURES.second, work.dir);
-    await mkdir(path.join(dir, 'projects', SUPPORT_AGENT_ID));
-    await copyFile(
-      path.join(dir, 'projects/support-agent/summary.json'),
-      path.join(dir, 'projects', SUPPORT_AGENT_ID, 'summary.json'),
-    );
+    await editAssessments(path.join(dir, 'projects/support-agent/summary.json'), (list) => [
+      ...list,
+      list[0]!,
+    ]);
     await reseal(dir, (manifest) => {
-      const project = manifest.projects.find((p) => p.key === 'support-agent');
       const file = manifest.files.find((f) => f.path === 'projects/support-agent/summary.json');
-      if (!project || !file) throw new Error('fixture changed: support-agent not found');
-      manifest.projects.push({ ...project, key: SUPPORT_AGENT_ID, dir: SUPPORT_AGENT_ID });
-      manifest.files.push({
-        ...file,
-        path: `projects/${SUPPORT_AGENT_ID}/summary.json`,
-        project: SUPPORT_AGENT_ID,
-      });
+      if (!file) throw new Error('fixture changed: support-agent not found');
+      file.records = (file.records ?? 0) + 1;
     });
     db = path.join(work.dir, 'twice.duckdb');
     await loadSnapshots(db, [dir]);
@@ -45,7 +36,7 @@ describe('assessments_by_status checks', () => {
     await work.cleanup();
   });
 
-  it('disagree for a project loaded twice into one snapshot, its count stated once', async () => {
+  it('disagree for an assessment listed twice, its count stated once', async () => {
     const checks = await rows(
       db,
       `SELECT DISTINCT check_name, service_value, recomputed_value, status FROM metric_consistency
