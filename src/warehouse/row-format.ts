@@ -6,5 +6,7 @@
  *
  * 2: an assessment's top findings carry its assessment_id; one-row row sets keep their position in
  *    the mapping (schema 13).
+ * 3: a project a manifest lists twice (one id under two keys) gives its rows once, not twice: a
+ *    snapshot loaded before must not lend its doubled rows to a later one with the same inputs.
  */
-export const ROW_FORMAT = 2;
+export const ROW_FORMAT = 3;
