@@ -32,6 +32,7 @@ import { WordedError, wordsFlags } from '../errors.js';
 import { checkOutputDirectory } from '../output-file.js';
 import { openWarehouse, requireDatabase, scalarNumber } from './db.js';
 import { checkSchema } from './ddl.js';
+import { narrowLatestMetricViews } from './narrow-latest.js';
 import { METRIC_VIEW_NAMES } from './metric-views.js';
 import { RELATIONS, type TableDef } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
@@ -213,6 +214,8 @@ export async function exportParquet(
   const warehouse = await openWarehouse(dbPath, { readOnly: true });
   try {
     await checkSchema(warehouse.conn, dbPath);
+    // latest_findings reads latest_metric_findings.
+    await narrowLatestMetricViews(warehouse.conn);
     await prepareTarget(target);
     const tables: ExportedTable[] = [];
     for (const table of RELATIONS) tables.push(await exportRelation(warehouse.conn, table, target));

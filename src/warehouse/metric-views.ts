@@ -28,7 +28,7 @@
  * snapshot of each project, like the other `latest_*` views.
  */
 import { FRAMEWORKS } from '../taxonomy/frameworks.js';
-import { quoteLiteral } from './sql.js';
+import { quoteIdent, quoteLiteral } from './sql.js';
 
 /** Trials a category (or a goal category's ASR) needs before it is evidence (unified with compliance). */
 export const MIN_TRIALS_FOR_EVIDENCE = 10;
@@ -668,11 +668,37 @@ const PROJECT_METRIC_VIEWS = [
   'metric_consistency',
 ];
 
+/** What every latest_metric_* view is: a project's rows of its newest snapshot. */
+function latestMetricRows(name: string, relation: (name: string) => string = (n) => n): string {
+  return `SELECT m.* FROM ${relation(name)} m
+JOIN ${relation('latest_project_snapshots')} l ON m.snapshot_id = l.snapshot_id AND m.project_key = l.project_key`;
+}
+
 function latestMetricView(name: string): string {
   return `
 CREATE OR REPLACE VIEW latest_${name} AS
-SELECT m.* FROM ${name} m
-JOIN latest_project_snapshots l ON m.snapshot_id = l.snapshot_id AND m.project_key = l.project_key`;
+${latestMetricRows(name)}`;
+}
+
+/**
+ * The latest_metric_* views again, as TEMP views of one connection that reads the database in
+ * `catalog` and whose newest snapshots are `snapshotIds` (narrow-latest.ts): the same rows, one
+ * branch per snapshot with its id as a constant. DuckDB applies a view's snapshot filter to the rows
+ * it reads only when it is an equality with a constant; the join alone computed every snapshot's
+ * figures before keeping the newest. A TEMP view is found before the stored one of the same name,
+ * also from inside other views (latest_findings reads latest_metric_findings).
+ */
+export function narrowedLatestMetricViews(catalog: string, snapshotIds: readonly string[]): string[] {
+  const stored = (name: string): string => `${quoteIdent(catalog)}.main.${quoteIdent(name)}`;
+  return PROJECT_METRIC_VIEWS.map((name) => {
+    const branches =
+      snapshotIds.length === 0
+        ? [`${latestMetricRows(name, stored)}\nWHERE false`]
+        : snapshotIds.map(
+            (id) => `${latestMetricRows(name, stored)}\nWHERE m.snapshot_id = ${quoteLiteral(id)}`,
+          );
+    return `CREATE OR REPLACE TEMP VIEW latest_${name} AS\n${branches.join('\nUNION ALL\n')}`;
+  });
 }
 
 /** The metrics layer's statements, in dependency order (after latest_project_snapshots and finding_triage). */

@@ -8,6 +8,7 @@ import { DuckDBTypeId } from './duckdb-api.js';
 import { CliError, UsageError } from '../errors.js';
 import { openWarehouse, requireDatabase } from './db.js';
 import { checkSchema } from './ddl.js';
+import { narrowLatestMetricViews, readsLatestViews } from './narrow-latest.js';
 
 /** A result column: name, DuckDB type and whether it holds JSON. */
 export interface QueryColumn {
@@ -134,6 +135,7 @@ export async function streamQuery<T>(
   try {
     await checkSchema(warehouse.conn, dbPath);
     await requireOneStatement(warehouse.conn, sql, label);
+    if (readsLatestViews(sql)) await narrowLatestMetricViews(warehouse.conn);
     const failed = (error: unknown): QueryError =>
       new QueryError(`${label} failed: ${oneLineError(error)}`, 1, { cause: error });
     let result;
