@@ -45,7 +45,8 @@
  *     pays them once a night whatever its steps, and a `load` command once per process.
  * (d) the report step after (b): the newest snapshot's portfolio report from (b)'s database (every
  *     day in it) against the same report from a database holding that snapshot alone — time and peak
- *     RSS ratios, ~1 when a report's cost does not grow with history (reportWithHistory).
+ *     RSS ratios, ~1 when a report's cost does not grow with history (reportWithHistory); and the same
+ *     for two named queries over the latest_* views (`query @compliance_coverage`, `@top_open_findings`).
  *
  * Time is from the manifest's started_at to the end of publishing (the directory's rename sets its
  * ctime), so Node's start-up is left out; the snapshot runs as the real CLI in a child process and
@@ -333,11 +334,11 @@ async function reportWithHistory(newest: Day, db: string, label: string): Promis
   const work = path.dirname(db);
   const alone = path.join(work, 'newest-alone.duckdb');
   await runCli(['load', newest.dir, '--db', alone, '--quiet']);
-  const render = async (database: string): Promise<{ seconds: number; peakRssMb: number | null }> => {
+  /** The median time and the largest peak RSS of REPORT_REPEATS runs of the CLI with `args`. */
+  const timed = async (args: string[]): Promise<{ seconds: number; peakRssMb: number | null }> => {
     const runs: { seconds: number; peakRssMb: number | null }[] = [];
     for (let i = 0; i < REPORT_REPEATS; i++) {
-      const args = ['report', '--db', database, '--kind', 'portfolio', '--format', 'html'];
-      const { wallMs, peakRssKb } = await runCli([...args, '--out', path.join(work, 'portfolio.html')]);
+      const { wallMs, peakRssKb } = await runCli(args);
       runs.push({
         seconds: wallMs / 1000,
         peakRssMb: peakRssKb === null ? null : round(peakRssKb / 1024, 1),
@@ -345,22 +346,35 @@ async function reportWithHistory(newest: Day, db: string, label: string): Promis
     }
     return { seconds: median(runs.map((r) => r.seconds)), peakRssMb: maxPeak(runs.map((r) => r.peakRssMb)) };
   };
-  const single = await render(alone);
-  const withHistory = await render(db);
+  const compare = async (figure: string, what: string, args: (database: string) => string[]) => {
+    const single = await timed(args(alone));
+    const withHistory = await timed(args(db));
+    emit({
+      figure,
+      workspace: label,
+      [figure === 'nightly_report_with_history' ? 'report' : 'query']: what,
+      snapshots_in_database: DAYS,
+      alone_seconds: round(single.seconds, 2),
+      with_history_seconds: round(withHistory.seconds, 2),
+      time_ratio: round(withHistory.seconds / single.seconds),
+      alone_peak_rss_mb: single.peakRssMb,
+      with_history_peak_rss_mb: withHistory.peakRssMb,
+      rss_ratio:
+        single.peakRssMb && withHistory.peakRssMb ? round(withHistory.peakRssMb / single.peakRssMb) : null,
+    });
+  };
+  await compare('nightly_report_with_history', 'portfolio, HTML, newest snapshot', (database) => [
+    ...['report', '--db', database, '--kind', 'portfolio', '--format', 'html'],
+    ...['--out', path.join(work, 'portfolio.html')],
+  ]);
+  // Named queries read the latest_* views: each project's newest snapshot, whatever came before.
+  for (const name of ['compliance_coverage', 'top_open_findings']) {
+    await compare('nightly_query_with_history', `@${name}`, (database) => [
+      ...['query', `@${name}`, '--db', database, '--format', 'csv'],
+      ...['--out', path.join(work, `${name}.csv`)],
+    ]);
+  }
   await rm(alone, { force: true });
-  emit({
-    figure: 'nightly_report_with_history',
-    workspace: label,
-    report: 'portfolio, HTML, newest snapshot',
-    snapshots_in_database: DAYS,
-    alone_seconds: round(single.seconds, 2),
-    with_history_seconds: round(withHistory.seconds, 2),
-    time_ratio: round(withHistory.seconds / single.seconds),
-    alone_peak_rss_mb: single.peakRssMb,
-    with_history_peak_rss_mb: withHistory.peakRssMb,
-    rss_ratio:
-      single.peakRssMb && withHistory.peakRssMb ? round(withHistory.peakRssMb / single.peakRssMb) : null,
-  });
 }
 
 /** What (c) continues from: (b)'s last day and database, and day 1's figures to compare with. */
