@@ -98,4 +98,29 @@ describe('load --db FILE with nothing to load', () => {
     expect(none.err.join('')).toContain('Name at least one snapshot directory or a --journal file.\n');
     expect(existsSync(missing)).toBe(false);
   });
+
+  it('has every read-only command say the same line for a database that is not there', async () => {
+    const missing = path.join(work.dir, 'nowhere.duckdb');
+    const line = `airt-report: No database at ${missing}; create it with airt-report load SNAPSHOT_DIR --db ${missing}\n`;
+    for (const args of [
+      [
+        'report',
+        '--db',
+        missing,
+        '--kind',
+        'portfolio',
+        '--format',
+        'html',
+        '--out',
+        path.join(work.dir, 'r.html'),
+      ],
+      ['diff', '--db', missing, '--from', 'a', '--to', 'b'],
+      ['query', 'SELECT 1', '--db', missing],
+    ]) {
+      const io = recordingIO();
+      expect(await main(args, io), args[0]).toBe(1);
+      expect(io.err.join(''), args[0]).toBe(line);
+      expect(existsSync(missing)).toBe(false);
+    }
+  });
 });

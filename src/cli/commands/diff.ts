@@ -3,9 +3,8 @@
  * finding lifecycle (new, resolved, regressed, persisting), metric deltas and schema drift — as
  * Markdown or JSON on stdout (or --out FILE). Reads the database only, never the network.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { CliError, EXIT } from '../../errors.js';
+import { EXIT } from '../../errors.js';
 import { defineCommand } from '../command.js';
 
 interface DiffArgs {
@@ -52,7 +51,7 @@ export const diffCommand = defineCommand<DiffArgs>({
       .option('out', { type: 'string', describe: 'Write to this file instead of stdout' }),
   async run(args, io) {
     const [
-      { openWarehouse },
+      { openWarehouse, requireDatabase },
       { checkSchema },
       { diffSnapshots },
       { diffJson, diffMarkdown },
@@ -67,11 +66,7 @@ export const diffCommand = defineCommand<DiffArgs>({
     const out = args.out === undefined ? undefined : path.resolve(io.cwd, args.out);
     if (out !== undefined) await checkOutputFile(out);
     const db = path.resolve(io.cwd, args.db);
-    if (!existsSync(db)) {
-      throw new CliError(
-        `No database at ${db}. Create it with: airt-report load SNAPSHOT_DIR --db ${args.db}`,
-      );
-    }
+    requireDatabase(db);
     const warehouse = await openWarehouse(db, { readOnly: true });
     let text: string;
     try {

@@ -2,9 +2,9 @@
  * `airt-report report`: renders an executive, compliance or portfolio report from the DuckDB
  * warehouse (read-only, never the network) as Markdown, HTML or PDF. Prints the report path.
  */
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
-import { CliError, EXIT, UsageError } from '../../errors.js';
+import { EXIT, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 
 const KINDS = ['executive', 'compliance', 'portfolio'] as const;
@@ -99,11 +99,8 @@ export const reportCommand = defineCommand<ReportArgs>({
       );
     }
     const resolve = (file: string): string => path.resolve(io.cwd, file);
-    if (!existsSync(resolve(args.db))) {
-      throw new CliError(
-        `No database at ${resolve(args.db)}. Create it with: airt-report load SNAPSHOT_DIR --db ${args.db}`,
-      );
-    }
+    const { requireDatabase } = await import('../../warehouse/db.js');
+    requireDatabase(resolve(args.db));
     if (args.format === 'md' && statSync(resolve(args.out), { throwIfNoEntry: false })?.isFile()) {
       throw new UsageError(
         `--format md writes a directory (report.md and charts/), but --out ${args.out} is a file; name a directory.`,
