@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWarehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { METRIC_VIEW_NAMES } from '../../src/warehouse/metric-views.js';
-import { FIXTURES, snapshotVariant, tempDir } from '../warehouse/helpers.js';
+import { FIXTURES, producedRows, snapshotVariant, tempDir, type ProfileNode } from '../warehouse/helpers.js';
 
 const SNAPSHOT = '20260315T060000Z-second';
 /** Earlier snapshots of the same workspace in the database with history (copies of the first fixture). */
@@ -57,17 +57,6 @@ async function readViews(db: string, profileFile: string): Promise<Map<string, R
   } finally {
     warehouse.close();
   }
-}
-
-interface ProfileNode {
-  operator_cardinality?: number;
-  children?: ProfileNode[];
-}
-
-function producedRows(node: ProfileNode): number {
-  return (
-    (node.operator_cardinality ?? 0) + (node.children ?? []).reduce((sum, c) => sum + producedRows(c), 0)
-  );
 }
 
 describe('a metric view read for one snapshot', () => {

@@ -173,3 +173,18 @@ export async function tableCounts(db: string): Promise<Record<string, number>> {
   const result = await runQuery(db, sql);
   return Object.fromEntries(result.rows.map(([t, n]) => [String(t), Number(n)]));
 }
+
+/** A node of DuckDB's JSON profile of one statement (PRAGMA enable_profiling = 'json'). */
+export interface ProfileNode {
+  operator_name?: string;
+  operator_cardinality?: number;
+  extra_info?: { Table?: string };
+  children?: ProfileNode[];
+}
+
+/** Rows all operators of a profiled statement produced: what a read cost, independent of the clock. */
+export function producedRows(node: ProfileNode): number {
+  return (
+    (node.operator_cardinality ?? 0) + (node.children ?? []).reduce((sum, c) => sum + producedRows(c), 0)
+  );
+}

@@ -14,7 +14,7 @@ import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { METRIC_VIEW_NAMES } from '../../src/warehouse/metric-views.js';
 import { narrowLatestMetricViews } from '../../src/warehouse/narrow-latest.js';
 import { runQuery } from '../../src/warehouse/query.js';
-import { FIXTURES, snapshotVariant, tempDir } from './helpers.js';
+import { FIXTURES, producedRows, snapshotVariant, tempDir, type ProfileNode } from './helpers.js';
 
 /** Earlier nights of acme/main before the newest (copies of the first fixture under later ids). */
 const EARLIER = 5;
@@ -24,14 +24,6 @@ interface Read {
   /** Rows all operators of the read produced (DuckDB's profile). */
   produced: number;
 }
-
-interface ProfileNode {
-  operator_cardinality?: number;
-  children?: ProfileNode[];
-}
-
-const producedRows = (node: ProfileNode): number =>
-  (node.operator_cardinality ?? 0) + (node.children ?? []).reduce((sum, c) => sum + producedRows(c), 0);
 
 /** Every latest_metric_* view's rows and the rows its read produced, narrowed or as stored. */
 async function readLatest(db: string, profileFile: string, narrowed: boolean): Promise<Map<string, Read>> {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction, openWarehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { loadTrialFiles, type TrialFile } from '../../src/warehouse/trial-loader.js';
-import { FIXTURES, tempDir } from './helpers.js';
+import { FIXTURES, tempDir, type ProfileNode } from './helpers.js';
 
 const TRIAL_FILE = 'trials/a0000000-0000-4000-8000-000000000001.json';
 const TRIALS_IN_FILE = 7;
@@ -20,13 +20,6 @@ const TRIALS_IN_FILE = 7;
 const COPIES = 2000;
 /** Tonight's two new contents. */
 const TONIGHT = ['3-tonight', 'c-tonight'] as const;
-
-interface ProfileNode {
-  operator_name?: string;
-  operator_cardinality?: number;
-  extra_info?: { Table?: string };
-  children?: ProfileNode[];
-}
 
 /** Rows each scan of trial_content produced, from DuckDB's JSON profile of one statement. */
 function trialContentScans(node: ProfileNode): number[] {
