@@ -6,13 +6,13 @@
  * the newest alone. A read-only connection now shadows them with the same rows, its newest snapshots'
  * ids written as constants (narrow-latest.ts). DuckDB's profiler counts the rows each read produced.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWarehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { METRIC_VIEW_NAMES } from '../../src/warehouse/metric-views.js';
-import { narrowLatestMetricViews } from '../../src/warehouse/narrow-latest.js';
+import { MAX_NARROWED_SNAPSHOTS, narrowLatestMetricViews } from '../../src/warehouse/narrow-latest.js';
 import { runQuery } from '../../src/warehouse/query.js';
 import { FIXTURES, producedRows, snapshotVariant, tempDir, type ProfileNode } from './helpers.js';
 
@@ -108,6 +108,37 @@ describe('the latest_metric_* views of a read-only connection', () => {
     expect(narrowedRead.rows.length).toBe(stored.get('latest_metric_framework_coverage')?.rows.length);
     expect(narrowedRead.rows.length).toBeGreaterThan(0);
     expect(narrowedRead.rows).toEqual(storedRead.rows);
+  });
+
+  it('stay as stored when more workspaces than MAX_NARROWED_SNAPSHOTS have a newest snapshot', async () => {
+    // One snapshot in each of that many workspaces and one more: as many newest snapshots.
+    const workspaces = [];
+    for (let i = 0; i <= MAX_NARROWED_SNAPSHOTS; i++) {
+      workspaces.push(
+        await snapshotVariant(
+          FIXTURES.first,
+          path.join(work.dir, 'workspaces'),
+          `20260401T0600${String(i).padStart(2, '0')}Z-ws`,
+          '2026-04-01T06:00:30.000Z',
+          async (dir, manifest) => {
+            manifest.workspace = `ws-${i}`;
+            await writeFile(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+          },
+        ),
+      );
+    }
+    const db = path.join(work.dir, 'workspaces.duckdb');
+    await loadSnapshots(db, workspaces);
+    const warehouse = await openWarehouse(db, { readOnly: true });
+    try {
+      expect(await narrowLatestMetricViews(warehouse.conn)).toBe(false);
+      const figures = await warehouse.conn.runAndReadAll(
+        'SELECT count(DISTINCT snapshot_id) FROM latest_metric_project_figures',
+      );
+      expect(Number(figures.getRows()[0]![0])).toBe(MAX_NARROWED_SNAPSHOTS + 1);
+    } finally {
+      warehouse.close();
+    }
   });
 
   it('stay as stored on a connection that can write', async () => {
