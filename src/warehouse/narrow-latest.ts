@@ -22,8 +22,10 @@ export const MAX_NARROWED_SNAPSHOTS = 8;
 
 /**
  * Shadows the latest_metric_* views of a read-only connection with their narrowed form. Does nothing
- * (false) on a connection that can write, where the newest snapshots may change, or when the database
- * has more than MAX_NARROWED_SNAPSHOTS newest snapshots.
+ * (false) on a connection that can write, where the newest snapshots may change; when every snapshot
+ * is a newest one, so there is nothing to leave out (creating the views costs ~75 ms, which a
+ * one-snapshot database would pay on every query and viewer session for nothing); or when the
+ * database has more than MAX_NARROWED_SNAPSHOTS newest snapshots.
  */
 export async function narrowLatestMetricViews(conn: DuckDBConnection): Promise<boolean> {
   const database = await conn.runAndReadAll(
@@ -36,6 +38,8 @@ export async function narrowLatestMetricViews(conn: DuckDBConnection): Promise<b
   );
   const snapshotIds = latest.getRows().map(([id]) => String(id));
   if (snapshotIds.length > MAX_NARROWED_SNAPSHOTS) return false;
+  const all = await conn.runAndReadAll('SELECT count(*) FROM snapshots');
+  if (Number(all.getRows()[0]![0]) === snapshotIds.length) return false;
   for (const statement of narrowedLatestMetricViews(catalog, snapshotIds)) await conn.run(statement);
   return true;
 }

@@ -49,6 +49,7 @@ async function readLatest(db: string, profileFile: string, narrowed: boolean): P
 describe('the latest_metric_* views of a read-only connection', () => {
   let work: Awaited<ReturnType<typeof tempDir>>;
   let historyDb: string;
+  let aloneDb: string;
   let stored: Map<string, Read>;
   let narrowed: Map<string, Read>;
   let alone: Map<string, Read>;
@@ -65,7 +66,7 @@ describe('the latest_metric_* views of a read-only connection', () => {
     const newest = [FIXTURES.second, FIXTURES.partial];
     historyDb = path.join(work.dir, 'history.duckdb');
     await loadSnapshots(historyDb, [...earlier, ...newest], { force: true });
-    const aloneDb = path.join(work.dir, 'alone.duckdb');
+    aloneDb = path.join(work.dir, 'alone.duckdb');
     await loadSnapshots(aloneDb, newest, { force: true });
     const profile = path.join(work.dir, 'profile.json');
     stored = await readLatest(historyDb, profile, false);
@@ -136,6 +137,15 @@ describe('the latest_metric_* views of a read-only connection', () => {
         'SELECT count(DISTINCT snapshot_id) FROM latest_metric_project_figures',
       );
       expect(Number(figures.getRows()[0]![0])).toBe(MAX_NARROWED_SNAPSHOTS + 1);
+    } finally {
+      warehouse.close();
+    }
+  });
+
+  it('stay as stored when every snapshot is a newest one (nothing to leave out)', async () => {
+    const warehouse = await openWarehouse(aloneDb, { readOnly: true });
+    try {
+      expect(await narrowLatestMetricViews(warehouse.conn)).toBe(false);
     } finally {
       warehouse.close();
     }
