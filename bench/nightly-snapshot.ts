@@ -346,13 +346,18 @@ async function reportWithHistory(newest: Day, db: string, label: string): Promis
     }
     return { seconds: median(runs.map((r) => r.seconds)), peakRssMb: maxPeak(runs.map((r) => r.peakRssMb)) };
   };
-  const compare = async (figure: string, what: string, args: (database: string) => string[]) => {
+  /** `subject` names what was timed, e.g. { report: '…' } or { query: '@…' }. */
+  const compare = async (
+    figure: string,
+    subject: Record<string, string>,
+    args: (database: string) => string[],
+  ) => {
     const single = await timed(args(alone));
     const withHistory = await timed(args(db));
     emit({
       figure,
       workspace: label,
-      [figure === 'nightly_report_with_history' ? 'report' : 'query']: what,
+      ...subject,
       snapshots_in_database: DAYS,
       alone_seconds: round(single.seconds, 2),
       with_history_seconds: round(withHistory.seconds, 2),
@@ -363,13 +368,13 @@ async function reportWithHistory(newest: Day, db: string, label: string): Promis
         single.peakRssMb && withHistory.peakRssMb ? round(withHistory.peakRssMb / single.peakRssMb) : null,
     });
   };
-  await compare('nightly_report_with_history', 'portfolio, HTML, newest snapshot', (database) => [
+  await compare('nightly_report_with_history', { report: 'portfolio, HTML, newest snapshot' }, (database) => [
     ...['report', '--db', database, '--kind', 'portfolio', '--format', 'html'],
     ...['--out', path.join(work, 'portfolio.html')],
   ]);
   // Named queries read the latest_* views: each project's newest snapshot, whatever came before.
   for (const name of ['compliance_coverage', 'top_open_findings']) {
-    await compare('nightly_query_with_history', `@${name}`, (database) => [
+    await compare('nightly_query_with_history', { query: `@${name}` }, (database) => [
       ...['query', `@${name}`, '--db', database, '--format', 'csv'],
       ...['--out', path.join(work, `${name}.csv`)],
     ]);

@@ -385,7 +385,6 @@ function settleOwnership(
     // One project asked for twice (`--project KEY --project ID`): one warning, not one per assessment.
     const id = project.facts?.projectId;
     const same = id ? byId.get(id) : undefined;
-    if (id && !same) byId.set(id, project);
     if (same) {
       warnings.push({
         code: 'duplicate_project',
@@ -396,6 +395,7 @@ function settleOwnership(
       });
       continue;
     }
+    if (id) byId.set(id, project);
     for (const assessment of project.facts?.assessments ?? []) {
       const first = owner.get(assessment.id);
       if (!first) {

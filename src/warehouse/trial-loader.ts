@@ -334,7 +334,7 @@ export async function loadTrialFiles(
  * night of history (on the large preset after 30 nights: 70 ms of a changed night's ~1.2 s load,
  * against 3 ms now). Read within the load's transaction, so no other writer moves it.
  */
-export async function lastStoredTrialRow(conn: DuckDBConnection): Promise<bigint> {
+async function lastStoredTrialRow(conn: DuckDBConnection): Promise<bigint> {
   const reader = await conn.runAndReadAll('SELECT coalesce(max(rowid), -1) FROM trial_content');
   return BigInt(reader.getRows()[0]![0] as bigint | number);
 }
@@ -344,7 +344,7 @@ export async function lastStoredTrialRow(conn: DuckDBConnection): Promise<bigint
  * against the manifest without reading the trials again) and its altered values. $1: the rows stored
  * before this load (lastStoredTrialRow), which it does not read.
  */
-export const RECORD_CONTENTS = `INSERT INTO trial_content_files
+const RECORD_CONTENTS = `INSERT INTO trial_content_files
   (content_key, file_sha256, read_path, trials, trials_with_extra, tool_calls, message_parts, altered)
   SELECT m.content_key, m.sha256, m.read_path, coalesce(c.n, 0), coalesce(c.with_extra, 0),
          coalesce(c.tool_calls, 0), coalesce(c.parts, 0), CAST(m.altered AS JSON)
