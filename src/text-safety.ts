@@ -120,11 +120,13 @@ const MARKDOWN_SPECIAL = /[\\`*_{}[\]()<>#+\-.!|~&:@$=]/gu;
 
 /**
  * Markdown inline text, safe in paragraphs, list items, headings and table cells: line breaks become a
- * visible "↵" (a newline would end a table row or paragraph) and every special character is escaped,
- * so no emphasis, link, image, autolink, raw HTML or extra cell can come from the data.
+ * visible "↵" (a newline would end a table row or paragraph), every special character is escaped, so
+ * no emphasis, link, image, autolink, raw HTML or extra cell can come from the data, and unsafe
+ * characters are shown as `\u{…}` (Markdown passes them through, and stdout prints this Markdown raw).
  */
 export function escapeMarkdownText(text: string): string {
-  return text
-    .replace(/\r\n|[\r\n\u0085\u2028\u2029]/gu, ' ↵ ')
-    .replace(MARKDOWN_SPECIAL, (char) => `\\${char}`);
+  // Shown after escaping, as in escapeMarkdownCell: the `\u{…}` reads the same in the source as rendered.
+  return showUnsafeCharacters(
+    text.replace(/\r\n|[\r\n\u0085\u2028\u2029]/gu, ' ↵ ').replace(MARKDOWN_SPECIAL, (char) => `\\${char}`),
+  );
 }

@@ -3,9 +3,10 @@
  * gate with its value and status, and for each tripped gate the rows that tripped it. Both name the
  * snapshot they were measured on (id and manifest root hash), which bundle verification checks.
  * Row labels and fields come from the service (attack names, goal categories, assessment names) and
- * are escaped.
+ * are escaped; in both outputs their bidi and control characters are shown visibly (text-safety), as
+ * the terminal prints the Markdown and people `cat` the JSON.
  */
-import { escapeMarkdownText, markdownCode } from '../text-safety.js';
+import { escapeMarkdownText, markdownCode, terminalSafeJson } from '../text-safety.js';
 import { provenanceLine } from '../snapshot/provenance-line.js';
 import type { ExpiringAcceptance } from '../metrics/read-acceptances.js';
 import { expiringAcceptancesMarkdown } from '../diff/acceptances-markdown.js';
@@ -70,9 +71,12 @@ export function buildGateReport(input: {
   };
 }
 
-/** Deterministic JSON (fixed field order from the builders, two-space indent, final newline). */
+/**
+ * Deterministic JSON (fixed field order from the builders, two-space indent, final newline). Unsafe
+ * characters are written as `\uXXXX` escapes, so a parser still reads back the exact data.
+ */
 export function gateReportJson(report: GateReport): string {
-  return `${JSON.stringify(report, null, 2)}\n`;
+  return `${terminalSafeJson(report)}\n`;
 }
 
 /** A gate report as Markdown. */

@@ -4,6 +4,12 @@ import { GateSyntaxError, parseGateExpression } from '../../src/pipeline/gate-ex
 import { buildGateReport, gateReportJson, gateReportMarkdown } from '../../src/pipeline/gate-report.js';
 import { judgeGate, type MetricMeasurement } from '../../src/pipeline/gates.js';
 
+// Characters that act instead of showing (the text-safety set): C0/C1 controls except tab and line
+// feed, bidi marks/overrides/isolates, zero-width characters and the line/paragraph separators.
+const UNSAFE =
+  // eslint-disable-next-line no-control-regex -- finding raw control characters is the point
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/u;
+
 function measurement(partial: Partial<MetricMeasurement>): MetricMeasurement {
   return { value: null, aggregate: 'value', rows: [], exclusions: [], note: null, ...partial };
 }
@@ -126,5 +132,59 @@ describe('judgeGate', () => {
     };
     expect(json.tripped).toBe(true);
     expect(json.results[0]?.tripping_rows).toEqual(hostileRows);
+  });
+
+  it('shows bidi and control characters from the data visibly in Markdown and JSON, JSON still reading back the original', async () => {
+    // The spoofed assessment name of the user tryout, plus an isolate, a bell and an ANSI colour.
+    const name = 'Release\u202Eexe.2v candidate 2026-01-07 \u2066x\u2069 \u0007\u001B[31mred';
+    const hostileRows = [{ label: name, value: 0.9, fields: { assessment_name: name } }];
+    const fail = judgeGate(
+      asr,
+      name,
+      measurement({
+        value: 0.9,
+        aggregate: 'max',
+        rows: hostileRows,
+        exclusions: [{ assessment_id: name, field: 'asr_by_category', reason: name }],
+        note: name,
+      }),
+      'trip',
+    );
+    const report = buildGateReport({
+      snapshotId: 'S2',
+      previousSnapshotId: 'S1',
+      rootSha256: 'f'.repeat(64),
+      results: [fail],
+      expiringAcceptances: [
+        {
+          project_key: name,
+          attack_run_id: 'run-1',
+          attack_name: name,
+          goal_category: name,
+          severity: 'high',
+          accepted_by: name,
+          reason: name,
+          accepted_until: '2026-01-20',
+          days_left: 13,
+        },
+      ],
+    });
+
+    // `airt-report gates` prints this Markdown on the terminal as well as writing it with --md.
+    const markdown = gateReportMarkdown(report);
+    expect(markdown).not.toMatch(UNSAFE);
+    expect(markdown).toContain('Release\\u{202e}exe');
+    const row = markdown.split('\n').find((line) => line.startsWith('| Release'));
+    expect(row?.split('|').length).toBe(5); // still one row of 3 columns
+    const html = await marked.parse(markdown, { gfm: true });
+    expect(html).not.toMatch(UNSAFE);
+    expect(html).toContain('Release\\u{202e}exe.2v candidate');
+
+    const json = gateReportJson(report);
+    expect(json).not.toMatch(UNSAFE);
+    expect(json).toContain('Release\\u202eexe');
+    const parsed = JSON.parse(json) as typeof report;
+    expect(parsed.results[0]?.tripping_rows[0]?.label).toBe(name);
+    expect(parsed).toEqual(report);
   });
 });
