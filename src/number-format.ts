@@ -18,16 +18,16 @@ export function formatCount(value: number | null | undefined): string {
   return sign + digits.replace(/\B(?=(\d{3})+(?!\d))/gu, ',');
 }
 
-/** A fraction 0–1 as a percentage with one decimal: 0.4567 → "45.7%". */
-export function formatPercent(value: number | null | undefined): string {
-  return finite(value) ? `${(value * 100).toFixed(1)}%` : UNKNOWN;
+/** A fraction 0–1 as a percentage with one decimal (or `digits`): 0.4567 → "45.7%". */
+export function formatPercent(value: number | null | undefined, digits = 1): string {
+  return finite(value) ? `${(value * 100).toFixed(digits)}%` : UNKNOWN;
 }
 
-/** A difference of two fractions in percentage points, signed: 0.125 → "+12.5 pp". */
-export function formatLift(value: number | null | undefined): string {
+/** A difference of two fractions in percentage points, signed: 0.125 → "+12.5 pp" (one decimal, or `digits`). */
+export function formatLift(value: number | null | undefined, digits = 1): string {
   if (!finite(value)) return UNKNOWN;
-  const points = (value * 100).toFixed(1);
-  return `${value > 0 ? '+' : ''}${points === '-0.0' ? '0.0' : points} pp`;
+  const points = (value * 100).toFixed(digits);
+  return `${value > 0 ? '+' : ''}${/^-0\.?0*$/u.test(points) ? points.slice(1) : points} pp`;
 }
 
 /** A number with fixed decimals (scores 0–1: 2, risk 0–10: 1). */
@@ -68,6 +68,31 @@ export function formatSignedDecimal(value: number | null | undefined, digits: nu
   const text = value.toFixed(digits);
   if (/^-0\.?0*$/u.test(text)) return text.slice(1);
   return value > 0 && Number(text) !== 0 ? `+${text}` : text;
+}
+
+/**
+ * The decimals to show a before → after change with, so the three never contradict each other:
+ * `digits`, or more when at `digits` two different values would read alike or a nonzero change would
+ * read as zero (risk 8.11 → 8.06 reads "8.11 → 8.06, -0.05", never "8.1 → 8.1, -0.1"). All three in
+ * the units they are shown in (percent for a percentage and its points); at most `maxDigits`. Unknown
+ * values and a zero change need no more than `digits`. Depends on the values only: deterministic.
+ */
+export function changeDigits(
+  before: number | null | undefined,
+  after: number | null | undefined,
+  change: number | null | undefined,
+  digits: number,
+  maxDigits = 6,
+): number {
+  if (!finite(before) || !finite(after) || !finite(change) || change === 0) return digits;
+  let shown = digits;
+  while (
+    shown < maxDigits &&
+    (before.toFixed(shown) === after.toFixed(shown) || Number(change.toFixed(shown)) === 0)
+  ) {
+    shown += 1;
+  }
+  return shown;
 }
 
 /**

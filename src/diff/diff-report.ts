@@ -11,7 +11,14 @@
  */
 import { expiringAcceptancesMarkdown } from './acceptances-markdown.js';
 import type { ExpiringAcceptance } from '../metrics/read-acceptances.js';
-import { countOf, formatDecimal, formatLift, formatPercent, formatSignedDecimal } from '../number-format.js';
+import {
+  changeDigits,
+  countOf,
+  formatDecimal,
+  formatLift,
+  formatPercent,
+  formatSignedDecimal,
+} from '../number-format.js';
 import { provenanceLine } from '../snapshot/provenance-line.js';
 import { escapeMarkdownCell, markdownCode, terminalSafeJson } from '../text-safety.js';
 import type { FindingLifecycle, FindingRecord } from './finding-lifecycle.js';
@@ -226,14 +233,22 @@ const GROUP_LABEL: Record<MetricGroup, string> = {
 
 const OVERALL_LABEL: Record<string, string> = { overall_asr: 'overall ASR', risk_score: 'risk score' };
 
-/** How a group's values and changes read: fractions and percents as %, changes in points. */
+/**
+ * How a metric's values and change read: the risk score with one decimal, fractions and percents as
+ * %, changes in points. Before, after and change share their decimals, one more where needed so the
+ * row never contradicts itself (8.11 → 8.06 is "8.11 | 8.06 | -0.05", not "8.1 | 8.1 | -0.1").
+ */
 function metricFormat(metric: MetricDelta): { value: (v: number) => string; change: (v: number) => string } {
   if (metric.group === 'overall' && metric.key === 'risk_score') {
-    return { value: (v) => formatDecimal(v, 1), change: (v) => formatSignedDecimal(v, 1) };
+    const digits = changeDigits(metric.from, metric.to, metric.delta, 1);
+    return { value: (v) => formatDecimal(v, digits), change: (v) => formatSignedDecimal(v, digits) };
   }
   // Coverage arrives as a percent (0-100); every other figure is a fraction (0-1).
   const scale = metric.group === 'framework_coverage' ? 100 : 1;
-  return { value: (v) => formatPercent(v / scale), change: (v) => formatLift(v / scale) };
+  // The decimals are chosen on the figures as shown: percent and percentage points.
+  const shown = (v: number | null): number | null => (v === null ? null : (v / scale) * 100);
+  const digits = changeDigits(shown(metric.from), shown(metric.to), shown(metric.delta), 1);
+  return { value: (v) => formatPercent(v / scale, digits), change: (v) => formatLift(v / scale, digits) };
 }
 
 function metricName(metric: MetricDelta): string {
