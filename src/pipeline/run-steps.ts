@@ -16,7 +16,7 @@ import { buildGateReport, gateReportJson, gateReportMarkdown } from './gate-repo
 import { gateReportJunit } from './gate-junit.js';
 import { evaluateGates } from './gates.js';
 import { applyRetention, listFinishedSnapshots } from './retention.js';
-import { RUN_TOKEN_SOURCE } from './run-config.js';
+import { RUN_TOKEN_SOURCE, runOptionName } from './run-config.js';
 import { fetchedFromService, nothingFetched } from './run-nothing-fetched.js';
 import { planReports, plannedReportOut } from './run-reports.js';
 import type { RunState } from './run-state.js';
@@ -80,8 +80,9 @@ export async function snapshotStep(state: RunState): Promise<void> {
         ...(effects.fetch ? { fetch: effects.fetch } : {}),
       },
     ).catch((error: unknown) => {
-      // No manifest will list what failed: keep the requests for the run summary.
-      state.stoppedRequests = stoppedRequestsOf(error);
+      // No manifest will list what failed: keep the requests for the run summary, worded as a run
+      // names its settings (config keys).
+      state.stoppedRequests = stoppedRequestsOf(error, runOptionName);
       throw error;
     });
     state.snapshot = result;

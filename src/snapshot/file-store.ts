@@ -115,6 +115,11 @@ export class FileStore {
   /** Files on disk under their final name in this run (validated or not yet). */
   readonly stored = new Set<string>();
   readonly failures: FailedRequest[] = [];
+  /**
+   * The error behind each of `failures`: its message names options as the library does, its
+   * `describeWith` as the caller does (a run that fetched nothing quotes it with the caller's words).
+   */
+  readonly failureErrors = new Map<FailedRequest, ApiError>();
   private readonly io: LimitFunction;
   /**
    * Validation of a body not in memory (spilled, linked, or past the held budget) runs on worker
@@ -394,5 +399,6 @@ export class FileStore {
     if (target.identity.project !== undefined) failure.project = target.identity.project;
     if (target.identity.assessment_id !== undefined) failure.assessment_id = target.identity.assessment_id;
     this.failures.push(failure);
+    this.failureErrors.set(failure, error);
   }
 }

@@ -48,6 +48,7 @@ import {
   InvalidOptionError,
   libraryOptionName,
   type OptionWording,
+  WordedError,
 } from '../errors.js';
 import { buildManifest } from './build-manifest.js';
 import { DEFAULT_TRIALS_LIMIT, configTarget, summaryTarget } from './fetch-plan.js';
@@ -62,7 +63,7 @@ import {
   type JournalWriter,
 } from './journal.js';
 import type { LinkFunction } from './link-file.js';
-import type { Manifest } from './manifest.js';
+import type { FailedRequest, Manifest } from './manifest.js';
 import { createProgress, type ProgressReporter } from './progress.js';
 import { prepareResume, type ResumePoint } from './resume.js';
 import { safeSegment } from './safe-path.js';
@@ -330,7 +331,7 @@ export async function takeSnapshot(
       // Every request failed (nothing listens there, wrong address): an empty snapshot is of no use and
       // nothing in it is worth resuming, so no directory is left that verify or load would accept.
       await rm(partialDir, { recursive: true, force: true });
-      throw nothingFetched(manifest);
+      throw nothingFetched(manifest, store.failureErrors);
     }
     // From here on the run is publishing: a SIGINT/SIGTERM no longer stops it half-way (the steps are
     // quick and local); it is reported once the snapshot is in place.
@@ -368,35 +369,57 @@ export interface StoppedRequest {
   error: string;
 }
 
-/** An error takeSnapshot raises after it has already settled the directory: passed on as it is. */
-class SnapshotStop extends CliError {
-  override readonly name = 'SnapshotStop';
-  /** The requests that failed, when the snapshot stopped before a manifest could list them. */
-  failedRequests: readonly StoppedRequest[] = [];
+/** A StoppedRequest whose error still names options through `name` (see OptionWording). */
+interface WordedStoppedRequest extends Omit<StoppedRequest, 'error'> {
+  error: OptionWording;
 }
 
-function nothingFetched(manifest: Manifest): CliError {
+/**
+ * An error takeSnapshot raises after it has already settled the directory: passed on as it is. Its
+ * message quotes the failures' own wording, so each caller names the settings in its words (the
+ * library `options.baseUrl`, the CLI `--base-url / AIRT_BASE_URL`, a run `connection.base_url`).
+ */
+class SnapshotStop extends WordedError {
+  override readonly name = 'SnapshotStop';
+  /** The requests that failed, when the snapshot stopped before a manifest could list them. */
+  failedRequests: readonly WordedStoppedRequest[] = [];
+}
+
+function nothingFetched(manifest: Manifest, errors: ReadonlyMap<FailedRequest, ApiError>): CliError {
+  // A failure's error words its advice for each caller; the manifest keeps the library's wording.
+  const wordingOf = (failure: FailedRequest): OptionWording => {
+    const error = errors.get(failure);
+    return error === undefined ? () => failure.error : (name) => error.describeWith(name);
+  };
+  const first = manifest.failed_requests[0];
+  const firstWording: OptionWording = first === undefined ? () => 'every request failed.' : wordingOf(first);
   // The first failure already says what to check (address, service down) and what to do next.
-  const first = neutralizeControls(manifest.failed_requests[0]?.error ?? 'every request failed.');
-  const stop = new SnapshotStop(
-    `Nothing was fetched, so there is no snapshot: ${first}${/[.!?]$/.test(first) ? '' : '.'}`,
-  );
-  stop.failedRequests = manifest.failed_requests.map(({ method, path, status, attempts, error }) => ({
-    method,
-    path,
-    status,
-    attempts,
-    error,
+  const stop = new SnapshotStop((name) => {
+    const reason = neutralizeControls(firstWording(name));
+    return `Nothing was fetched, so there is no snapshot: ${reason}${/[.!?]$/.test(reason) ? '' : '.'}`;
+  });
+  stop.failedRequests = manifest.failed_requests.map((failure) => ({
+    method: failure.method,
+    path: failure.path,
+    status: failure.status,
+    attempts: failure.attempts,
+    error: wordingOf(failure),
   }));
   return stop;
 }
 
 /**
  * The failed requests behind an error takeSnapshot threw, when no manifest records them: the list of a
- * snapshot that fetched nothing, or the one request whose failure stopped the snapshot.
+ * snapshot that fetched nothing, or the one request whose failure stopped the snapshot. Their errors
+ * name options as `name` spells them (default: the library's `options.baseUrl`).
  */
-export function stoppedRequestsOf(error: unknown): readonly StoppedRequest[] {
-  if (error instanceof SnapshotStop && error.failedRequests.length > 0) return error.failedRequests;
+export function stoppedRequestsOf(
+  error: unknown,
+  name: (option: string) => string = libraryOptionName,
+): readonly StoppedRequest[] {
+  if (error instanceof SnapshotStop && error.failedRequests.length > 0) {
+    return error.failedRequests.map((request) => ({ ...request, error: request.error(name) }));
+  }
   for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 5; depth += 1) {
     if (cause instanceof ApiError) {
       return [
@@ -405,7 +428,7 @@ export function stoppedRequestsOf(error: unknown): readonly StoppedRequest[] {
           path: cause.path,
           status: cause instanceof HttpError ? cause.status : null,
           attempts: cause.attempts,
-          error: cause.message,
+          error: cause.describeWith(name),
         },
       ];
     }
@@ -418,7 +441,8 @@ function interruptedWhilePublishing(signal: AbortSignal, dir: string, manifest: 
   const partial =
     manifest.status === 'partial' ? ' (status partial: see failed_requests in manifest.json)' : '';
   return new SnapshotStop(
-    `${interruptionText(signal)} while the snapshot was being published; publishing was completed first, ` +
+    () =>
+      `${interruptionText(signal)} while the snapshot was being published; publishing was completed first, ` +
       `so the snapshot is finished and usable${partial}: ${dir}`,
     abortExitCode(signal),
   );

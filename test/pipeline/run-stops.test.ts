@@ -70,6 +70,11 @@ describe('a run whose snapshot fetched nothing', () => {
     const [snapshot, ...later] = result.summary.steps;
     expect(snapshot).toMatchObject({ name: 'snapshot', status: 'failed' });
     expect(snapshot?.error).toContain('ECONNREFUSED');
+    // A run names its config key, not the library's option (options.baseUrl) or the CLI's flag.
+    expect(snapshot?.error).toContain('Check connection.base_url');
+    expect(result.summary.failed_requests.map((request) => request.error).join('\n')).not.toMatch(
+      /options\.baseUrl|--base-url/u,
+    );
     expect(later.map((step) => `${step.name}:${step.status}`)).toEqual([
       'verify:skipped',
       'load:skipped',
