@@ -3,7 +3,14 @@
  * our own ASCII text, data text (attack names, categories, goals, snapshot ids, keys) shaped and
  * escaped for the output format. Unknown values are "—", never 0.
  */
-import { formatDateTime, formatDecimal, formatLift, formatPercent, formatSignedDecimal } from './format.js';
+import {
+  changeDigits,
+  formatDateTime,
+  formatDecimal,
+  formatLift,
+  formatPercent,
+  formatSignedDecimal,
+} from './format.js';
 import type { MetricChange, SinceLastSnapshot } from './model.js';
 import { Escaped } from './output-context.js';
 import { severityClass, type ViewText } from './view-text.js';
@@ -11,24 +18,53 @@ import { severityClass, type ViewText } from './view-text.js';
 /** An empty key list: our word, not "—" (that nothing was added is known, not unknown). */
 const NO_KEYS = 'none';
 
-type Formatter = (value: number | null) => string;
+/**
+ * How a kind of figure is shown: its value and its change at a number of decimals, and a value in the
+ * units it is shown in (percent for a fraction and its points), on which the decimals are chosen.
+ */
+interface FigureFormat {
+  value: (value: number | null, digits: number) => string;
+  change: (value: number | null, digits: number) => string;
+  shown: (value: number | null) => number | null;
+  digits: number;
+}
 
-const percent: Formatter = (value) => formatPercent(value);
-const points: Formatter = (value) => formatLift(value);
-const risk: Formatter = (value) => formatDecimal(value, 1);
-const riskDelta: Formatter = (value) => formatSignedDecimal(value, 1);
+/** A fraction 0–1 as a percentage, its change in percentage points. */
+const percent: FigureFormat = {
+  value: formatPercent,
+  change: formatLift,
+  shown: (value) => (value === null ? null : value * 100),
+  digits: 1,
+};
+/** A risk score 0–10, its change signed. */
+const risk: FigureFormat = {
+  value: formatDecimal,
+  change: formatSignedDecimal,
+  shown: (value) => value,
+  digits: 1,
+};
 
-/** A metric row: before, after and change as display text; a one-sided figure says which side. */
-function metricRow(metric: MetricChange, value: Formatter, delta: Formatter) {
+/**
+ * A metric row: before, after and change as display text; a one-sided figure says which side. The
+ * three share one precision (changeDigits), so they never contradict each other: risk 8.11 → 8.06
+ * reads "8.11 → 8.06, -0.05", never "8.1 → 8.1, -0.1".
+ */
+function metricRow(metric: MetricChange, format: FigureFormat) {
+  const digits = changeDigits(
+    format.shown(metric.before),
+    format.shown(metric.after),
+    format.shown(metric.delta),
+    format.digits,
+  );
   return {
-    before: value(metric.before),
-    after: value(metric.after),
+    before: format.value(metric.before, digits),
+    after: format.value(metric.after, digits),
     change:
       metric.presence === 'added'
         ? 'not in previous snapshot'
         : metric.presence === 'removed'
           ? 'not in this snapshot'
-          : delta(metric.delta),
+          : format.change(metric.delta, digits),
     direction: metric.delta === null || metric.delta === 0 ? 'flat' : metric.delta > 0 ? 'up' : 'down',
   };
 }
@@ -79,21 +115,21 @@ export function sinceLastSnapshotView(section: SinceLastSnapshot | null | undefi
             assessments: keyList(text, section.unknownFindingAssessments),
           },
     overall: [
-      { label: 'Overall ASR', ...metricRow(section.overallAsr, percent, points) },
-      { label: 'Risk score (0–10)', ...metricRow(section.riskScore, risk, riskDelta) },
+      { label: 'Overall ASR', ...metricRow(section.overallAsr, percent) },
+      { label: 'Risk score (0–10)', ...metricRow(section.riskScore, risk) },
     ],
     categoryAsr: section.categoryAsr
       .filter((metric) => !unchanged(metric))
-      .map((metric) => ({ category: text.label(metric.key), ...metricRow(metric, percent, points) })),
+      .map((metric) => ({ category: text.label(metric.key), ...metricRow(metric, percent) })),
     moreCategories: Math.max(0, section.categoryAsrTotal - section.categoryAsr.length),
     unchangedCategories: section.categoryAsr.filter(unchanged).length,
     coverage: section.coverage
       .filter((metric) => !unchanged(metric))
-      .map((metric) => ({ title: text.label(metric.title), ...metricRow(metric, percent, points) })),
+      .map((metric) => ({ title: text.label(metric.title), ...metricRow(metric, percent) })),
     unchangedCoverage: section.coverage.filter(unchanged).length,
     evaluationPassRates: section.evaluationPassRates
       .filter((metric) => !unchanged(metric))
-      .map((metric) => ({ job: text.label(metric.key), ...metricRow(metric, percent, points) })),
+      .map((metric) => ({ job: text.label(metric.key), ...metricRow(metric, percent) })),
     unchangedPassRates: section.evaluationPassRates.filter(unchanged).length,
     schemaDrift: section.schemaDrift.map((change) => ({
       fileKind: text.code(change.fileKind),
