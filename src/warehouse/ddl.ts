@@ -177,6 +177,12 @@ const MIGRATIONS: readonly Migration[] = [
       "metric_project_figures and metric_consistency take a reader's snapshot filter (no lateral or full join), so a report reads one snapshot's rows, not every snapshot's; averages over doubles add their terms in a fixed order (the same bits on every read); tables unchanged, views recreated",
     statements: () => [],
   },
+  {
+    version: 15,
+    description:
+      "a snapshot's figures read the triage and risk acceptances it knew (snapshot_finding_triage: those fetched or journaled by its fetch time), so loading a newer snapshot or journal no longer changes an older snapshot's figures and reports; tables unchanged, views recreated",
+    statements: () => [],
+  },
 ];
 
 /**

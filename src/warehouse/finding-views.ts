@@ -11,6 +11,7 @@
  * assessment whose `top_findings` slice an analytics warning flags gives no text (it comes from the
  * erroneous slice), and the row says which of its assessment's finding slices were warned.
  */
+import { knownBy } from './triage-history.js';
 
 /** Assessment slices that shape a finding row: its run, its severity count, its top-finding text. */
 const FINDING_SLICES = ['attack_runs', 'severity_breakdown', 'top_findings'];
@@ -26,6 +27,9 @@ const ORIGIN_PRIORITY = `CASE r.origin WHEN 'finding_detail' THEN 1 WHEN 'projec
 
 const firstOf = (field: string): string =>
   `(list(r.${field} ORDER BY ${ORIGIN_PRIORITY}, r.ordinal) FILTER (WHERE r.${field} IS NOT NULL))[1] AS ${field}`;
+
+/** The finding's triage as its snapshot knew it (the figures' own: metric_findings). */
+const TRIAGE = `(${knownBy('h', 's.fetched_at')})`;
 
 const LATEST_FINDINGS = `
 CREATE OR REPLACE VIEW latest_findings AS
@@ -47,11 +51,13 @@ SELECT f.snapshot_id, f.org, f.workspace, f.project_id, f.project_key, f.assessm
        f.finding_status, f.is_open, f.counted,
        list_sort(list_intersect(a.warned_slices, ${WARNED})) AS warned_slices,
        len(list_intersect(a.warned_slices, ${WARNED})) > 0 AS from_warned_slice,
-       coalesce(t.finding_type, x.finding_type) AS finding_type, t.notes AS triage_notes, t.as_of AS triaged_at,
+       coalesce(${TRIAGE}.finding_type, x.finding_type) AS finding_type, ${TRIAGE}.notes AS triage_notes,
+       ${TRIAGE}.as_of AS triaged_at,
        x.top_finding_rank, ${TEXT_FIELDS.map((field) => `x.${field}`).join(', ')}
 FROM latest_metric_findings f
 JOIN metric_assessments a ON a.snapshot_id = f.snapshot_id AND a.project_key = f.project_key AND a.assessment_id = f.assessment_id
-LEFT JOIN finding_triage t ON t.attack_run_id = f.attack_run_id
+JOIN snapshots s ON s.snapshot_id = f.snapshot_id
+LEFT JOIN finding_triage_history h ON h.attack_run_id = f.attack_run_id
 LEFT JOIN text x ON x.snapshot_id = f.snapshot_id AND x.attack_run_id = f.attack_run_id`;
 
 /** The finding views, after the metrics layer's (they read latest_metric_findings). */

@@ -29,6 +29,7 @@
  */
 import { FRAMEWORKS } from '../taxonomy/frameworks.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
+import { knownBy } from './triage-history.js';
 
 /** Trials a category (or a goal category's ASR) needs before it is evidence (unified with compliance). */
 export const MIN_TRIALS_FOR_EVIDENCE = 10;
@@ -106,7 +107,9 @@ LEFT JOIN warned w ON w.snapshot_id = a.snapshot_id AND w.project_key = a.projec
 LEFT JOIN runs r ON r.snapshot_id = a.snapshot_id AND r.project_key = a.project_key AND r.assessment_id = a.assessment_id`;
 
 /**
- * One row per finding (attack run) of an analyzed assessment, with its current triage state. A finding
+ * One row per finding (attack run) of an analyzed assessment, with its triage state and dated risk
+ * acceptance as that snapshot knew them (triage-history.ts: from a snapshot fetched no later, or a
+ * journal line written no later), so loading newer data never changes it. A finding
  * whose status is accepted_risk with a dated acceptance (risk_acceptances, from the triage journal)
  * is `accepted` (not open) until the acceptance expires, judged at the snapshot's fetch time so the
  * same snapshot always reads the same; from then on it is `expired` and open again, its status shown
@@ -114,19 +117,28 @@ LEFT JOIN runs r ON r.snapshot_id = a.snapshot_id AND r.project_key = a.project_
  */
 const METRIC_FINDINGS = `
 CREATE OR REPLACE VIEW metric_findings AS
-WITH acceptance AS (
-  SELECT * FROM risk_acceptances WHERE attack_run_id IS NOT NULL
-  QUALIFY row_number() OVER (PARTITION BY attack_run_id
-    ORDER BY accepted_at DESC NULLS LAST, origin DESC, snapshot_id DESC NULLS LAST, ordinal DESC) = 1
-), judged AS (
-  SELECT r.*, t.finding_status AS triage_status, t.severity AS triage_severity,
-         acc.accepted_by, acc.reason AS acceptance_reason, acc.accepted_until, acc.expires_at, acc.accepted_at,
-         CASE WHEN acc.attack_run_id IS NULL THEN NULL
-              WHEN s.fetched_at >= acc.expires_at THEN 'expired' ELSE 'accepted' END AS acceptance_state
+WITH acceptances AS (
+  SELECT lower(a.attack_run_id) AS attack_run_id,
+         list({'known_at': coalesce(src.fetched_at, a.accepted_at), 'accepted_by': a.accepted_by,
+               'reason': a.reason, 'accepted_until': a.accepted_until, 'expires_at': a.expires_at,
+               'accepted_at': a.accepted_at}
+              ORDER BY a.accepted_at DESC NULLS LAST, a.origin DESC, a.snapshot_id DESC NULLS LAST, a.ordinal DESC) AS states
+  FROM risk_acceptances a LEFT JOIN snapshots src ON src.snapshot_id = a.snapshot_id
+  WHERE a.attack_run_id IS NOT NULL
+  GROUP BY ALL
+), known AS (
+  SELECT r.*, s.fetched_at, ${knownBy('h', 's.fetched_at')} AS t,
+         ${knownBy('a', 's.fetched_at')} AS acc
   FROM attack_runs r
   JOIN snapshots s ON s.snapshot_id = r.snapshot_id
-  LEFT JOIN finding_triage t ON t.attack_run_id = r.attack_run_id
-  LEFT JOIN acceptance acc ON acc.attack_run_id = lower(r.attack_run_id) AND t.finding_status = 'accepted_risk'
+  LEFT JOIN finding_triage_history h ON h.attack_run_id = r.attack_run_id
+  LEFT JOIN acceptances a ON a.attack_run_id = lower(r.attack_run_id)
+), judged AS (
+  SELECT r.* EXCLUDE (fetched_at, t, acc), r.t.finding_status AS triage_status, r.t.severity AS triage_severity,
+         acc.accepted_by, acc.reason AS acceptance_reason, acc.accepted_until, acc.expires_at, acc.accepted_at,
+         CASE WHEN acc IS NULL THEN NULL
+              WHEN r.fetched_at >= acc.expires_at THEN 'expired' ELSE 'accepted' END AS acceptance_state
+  FROM (SELECT * EXCLUDE (acc), CASE WHEN t.finding_status = 'accepted_risk' THEN acc END AS acc FROM known) r
 )
 SELECT r.snapshot_id, m.org, m.workspace, r.project_id, r.project_key, r.assessment_id, m.assessment_name,
        r.attack_run_id, r.attack_name, r.goal, r.goal_category, r.best_score,

@@ -11,6 +11,7 @@
 import { MESSAGE_PARTS, RELATIONS, sqlType, TRIAL_TOOL_CALLS, TRIALS, type TableDef } from './schema.js';
 import { SOURCE_KEYS, sourceKeyType, TRIAL_CONTEXT_COLUMNS } from './schema-trials.js';
 import { keyOf, typedFromJson } from './trial-columns.js';
+import { FINDING_TRIAGE_HISTORY } from './triage-history.js';
 import { quoteIdent } from './sql.js';
 import { findingViewStatements } from './finding-views.js';
 import { metricViewStatements } from './metric-views.js';
@@ -160,6 +161,7 @@ export function viewStatements(): string[] {
     ANALYTICS_EXCLUSIONS,
     LATEST_ANALYTICS_EXCLUSIONS,
     FINDING_TRIAGE,
+    FINDING_TRIAGE_HISTORY,
     ...metricViewStatements(),
     ...findingViewStatements(),
   ];

@@ -94,4 +94,19 @@ describe('risk acceptances loaded from a journal', () => {
       },
     ]);
   });
+
+  it('an acceptance written after a snapshot was fetched leaves that snapshot as it was', async () => {
+    const before = await state();
+    const journal = path.join(work.dir, 'later.jsonl');
+    // Renewed through the year after the second snapshot's fetch (2026-03-15): later snapshots use it.
+    await writeFile(journal, `${await journalLine('2026-12-31', '2026-03-20T10:00:00Z')}\n`);
+    expect(await loadTriageJournal(db, journal)).toMatchObject({ loaded: 1 });
+    expect(await state()).toEqual(before);
+    expect(
+      await rows(
+        db,
+        `SELECT count(*)::INTEGER AS n FROM metric_findings WHERE accepted_until = '2026-12-31' OR acceptance_state IS NOT NULL AND snapshot_id <> '${SECOND}'`,
+      ),
+    ).toEqual([{ n: 0 }]);
+  });
 });
