@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../../src/demo/run-demo.js';
 import { verifyBundle } from '../../src/pipeline/verify-bundle.js';
+import { generateReport } from '../../src/report/generate.js';
 import { CHROMIUM_ARGS, resolveChromiumPath } from '../../src/report/pdf.js';
 import { axeViolations, htmlErrors } from '../report/a11y.js';
 
@@ -72,6 +73,27 @@ describe('airt-report demo', () => {
       }
     } finally {
       await browser.close();
+    }
+    // Run #1's reports re-render byte for byte from the database both runs loaded: the triage between
+    // the runs (which run #2's snapshot carries) does not reach back into run #1's figures.
+    const firstId = first?.summary.snapshot.id ?? '';
+    const firstReports = (first?.summary.outputs.map((o) => o.path) ?? []).filter(
+      (p) => p.endsWith(`${path.sep}report.md`) && p.includes(`${path.sep}executive-`),
+    );
+    expect(firstReports.length).toBeGreaterThanOrEqual(2);
+    mkdirSync(path.join(root, 'again'));
+    for (const file of firstReports) {
+      const project = /executive-([^/\\]+)/u.exec(file)?.[1] ?? '';
+      const again = path.join(root, 'again', project);
+      await generateReport({
+        db: path.join(result.out, 'airt.duckdb'),
+        kind: 'executive',
+        project,
+        snapshot: firstId,
+        format: 'md',
+        out: again,
+      });
+      expect(readFileSync(path.join(again, 'report.md'), 'utf8'), file).toBe(readFileSync(file, 'utf8'));
     }
     // The operator's triage edit between the runs reaches the journal.
     const journal = readFileSync(path.join(result.out, 'triage', 'journal.jsonl'), 'utf8')
