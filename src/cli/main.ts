@@ -156,11 +156,19 @@ function reportError(error: unknown, io: CliIO, debug: boolean, command: string 
  * The process entry point shared by the installed binary (bin/airt-report.cjs) and `tsx src/cli/main.ts`,
  * so both stop the same way. A reader that stops early (`airt-report query … | head`) closes the pipe:
  * not an error worth a stack trace. Stop quietly; any other stdout failure is still reported.
+ *
+ * stderr carries only diagnostics (progress, warnings), never the data a command produces: a reader
+ * of them that goes away (`load … 2>&1 >/dev/null | head -1`) must not stop the work they describe,
+ * and did, with exit 1, no message, and a load's temp database left behind. The command carries on
+ * and exits as it would have; what it had left to say on stderr is dropped.
  */
 export async function runCli(argv: readonly string[]): Promise<void> {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;
     process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok);
+  });
+  process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
   });
   process.exitCode = await main([...argv]);
 }

@@ -14,7 +14,14 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { InvalidOptionError, WordedError, type OptionWording } from '../errors.js';
+import {
+  abortExitCode,
+  CliError,
+  interruptionText,
+  InvalidOptionError,
+  WordedError,
+  type OptionWording,
+} from '../errors.js';
 import { MANIFEST_FILE, type Manifest } from '../snapshot/manifest.js';
 import { resolveInside } from '../snapshot/safe-path.js';
 import { readManifest, verifySnapshot, type VerifyOptions, type VerifyResult } from '../snapshot/verify.js';
@@ -74,6 +81,14 @@ export interface LoadOptions {
    * before the database is closed (default 0).
    */
   warningsShown?: number;
+  /**
+   * Aborting stops the load at once (the running DuckDB statement is interrupted) or at its next
+   * step: the snapshot being loaded is rolled back, the ones committed before it stay, the database
+   * is closed as after any failed load (a first load's temp file removed, or published when it
+   * holds committed snapshots) and a LoadInterruptedError is thrown. A load that has finished
+   * returns normally.
+   */
+  signal?: AbortSignal;
 }
 
 /** A size DuckDB's memory_limit takes: a number and a unit (B, KB … TB, KiB … TiB). */
@@ -122,6 +137,29 @@ export class SnapshotRefusedError extends WordedError {
   }
 }
 
+/**
+ * The load was stopped through LoadOptions.signal (the CLI: Ctrl-C, SIGTERM): exits 130/143, saying
+ * what stays loaded. Loading the same directories again finishes the load (loaded ones are skipped).
+ */
+export class LoadInterruptedError extends CliError {
+  override readonly name = 'LoadInterruptedError';
+  constructor(
+    signal: AbortSignal,
+    /** Snapshots loaded, or found already loaded, before the load stopped. */
+    readonly done: readonly SnapshotLoadResult[],
+    total: number,
+  ) {
+    const loaded = done.filter((s) => s.outcome === 'loaded').length;
+    const kept = loaded > 0 ? ` (${loaded} newly loaded, kept)` : '';
+    super(
+      `${interruptionText(signal)} during the load: ${done.length} of ${total} snapshot(s) done${kept}; ` +
+        'what was in progress was rolled back. Run the same load again to finish it (loaded snapshots are skipped).',
+      abortExitCode(signal),
+      { cause: signal.reason },
+    );
+  }
+}
+
 /** Flattens verifySnapshot's result into per-file problems. */
 function verifyProblems(result: VerifyResult): VerifyProblem[] {
   const problems: VerifyProblem[] = [
@@ -159,16 +197,32 @@ export async function loadSnapshots(
   dirs: readonly string[],
   options: LoadOptions = {},
 ): Promise<LoadResult> {
+  // Each snapshot's result as it commits: what an interrupted load reports as kept.
+  const snapshots: SnapshotLoadResult[] = [];
+  try {
+    return await loadSnapshotsInto(dbPath, dirs, withStopChecks(options), snapshots);
+  } catch (error) {
+    if (options.signal?.aborted) throw new LoadInterruptedError(options.signal, [...snapshots], dirs.length);
+    throw error;
+  }
+}
+
+async function loadSnapshotsInto(
+  dbPath: string,
+  dirs: readonly string[],
+  options: LoadOptions,
+  snapshots: SnapshotLoadResult[],
+): Promise<LoadResult> {
   // Inputs (the journal too) are checked before any database is touched, so a typo or a bad journal
   // leaves nothing behind and commits nothing.
   for (const dir of dirs) await readManifest(path.resolve(dir));
   const journal = options.journal ? await readTriageJournal(options.journal) : null;
   const memoryLimit = checkedMemoryLimit(options.memoryLimit ?? DEFAULT_MEMORY_LIMIT);
   const open = (file: string): Promise<Warehouse> => openWarehouse(file, { memoryLimit });
-  if (dbPath === ':memory:') return loadInto(await open(dbPath), dirs, journal, options, []);
+  options.signal?.throwIfAborted();
+  if (dbPath === ':memory:') return loadInto(await open(dbPath), dirs, journal, options, snapshots);
   await removeAbandoned(dbPath);
   if (await needsCreation(dbPath)) {
-    const snapshots: SnapshotLoadResult[] = [];
     const created = await createWarehouseFile(
       dbPath,
       async (temp) => loadInto(await open(temp), dirs, journal, options, snapshots),
@@ -176,14 +230,55 @@ export async function loadSnapshots(
     );
     if (created.published && created.result) return created.result;
     // Another load created the database meanwhile: load into it like into any existing database.
+    snapshots.length = 0;
   }
   const warehouse = await openWarehouseLocked(dbPath, {
     memoryLimit,
     timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
     command: options.command ?? 'airt-report load',
     ...(options.now ? { now: options.now } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
-  return loadInto(warehouse, dirs, journal, options, []);
+  return loadInto(warehouse, dirs, journal, options, snapshots);
+}
+
+/**
+ * `options` whose progress events also check LoadOptions.signal: the load's steps report progress
+ * often (each table, each batch of trial files), so an abort that finds no DuckDB statement running
+ * stops the load at its next step, rolled back like any failure in it. Not after a commit: that
+ * snapshot is done, and the next one checks before it starts.
+ */
+function withStopChecks(options: LoadOptions): LoadOptions {
+  const { signal, onProgress } = options;
+  if (signal === undefined) return options;
+  return {
+    ...options,
+    onProgress: (event) => {
+      onProgress?.(event);
+      if (event.type !== 'committed') signal.throwIfAborted();
+    },
+  };
+}
+
+/**
+ * Runs `work` on the warehouse's connection; an abort of `signal` meanwhile interrupts the DuckDB
+ * statement running then (DuckDB drops an interrupt that finds none: the progress checks stop the
+ * load instead). Only during `work`: the closing CHECKPOINT must never be interrupted.
+ */
+async function interruptible<T>(
+  warehouse: Warehouse,
+  signal: AbortSignal | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (signal === undefined) return work();
+  signal.throwIfAborted();
+  const interrupt = (): void => warehouse.conn.interrupt();
+  signal.addEventListener('abort', interrupt, { once: true });
+  try {
+    return await work();
+  } finally {
+    signal.removeEventListener('abort', interrupt);
+  }
 }
 
 /** What upgradeWarehouse found and left: the schema version before and after. */
@@ -199,7 +294,25 @@ export interface UpgradeResult {
  */
 export async function upgradeWarehouse(
   dbPath: string,
-  options: Pick<LoadOptions, 'lockTimeoutMs' | 'command' | 'now'> = {},
+  options: Pick<LoadOptions, 'lockTimeoutMs' | 'command' | 'now' | 'signal'> = {},
+): Promise<UpgradeResult> {
+  try {
+    return await upgradeOpened(dbPath, options);
+  } catch (error) {
+    // The upgrade is one transaction: stopped, it is rolled back.
+    if (options.signal?.aborted)
+      throw new CliError(
+        `${interruptionText(options.signal)} during the upgrade: nothing was changed. Run it again to upgrade the database.`,
+        abortExitCode(options.signal),
+        { cause: options.signal.reason },
+      );
+    throw error;
+  }
+}
+
+async function upgradeOpened(
+  dbPath: string,
+  options: Pick<LoadOptions, 'lockTimeoutMs' | 'command' | 'now' | 'signal'>,
 ): Promise<UpgradeResult> {
   requireDatabase(dbPath);
   const warehouse = await openWarehouseLocked(dbPath, {
@@ -207,11 +320,14 @@ export async function upgradeWarehouse(
     timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
     command: options.command ?? 'airt-report load',
     ...(options.now ? { now: options.now } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   try {
-    // Refuses a DuckDB file that is not a warehouse: an upgrade never turns one into it.
-    const from = await warehouseVersion(warehouse.conn, dbPath);
-    return { from, to: await ensureSchema(warehouse.conn, options.now) };
+    return await interruptible(warehouse, options.signal, async () => {
+      // Refuses a DuckDB file that is not a warehouse: an upgrade never turns one into it.
+      const from = await warehouseVersion(warehouse.conn, dbPath);
+      return { from, to: await ensureSchema(warehouse.conn, options.now) };
+    });
   } finally {
     await warehouse.conn.run('CHECKPOINT').catch(() => undefined);
     warehouse.close();
@@ -230,11 +346,18 @@ async function loadInto(
   options: LoadOptions,
   snapshots: SnapshotLoadResult[],
 ): Promise<LoadResult> {
+  const { signal } = options;
   try {
-    await ensureSchema(warehouse.conn, options.now);
-    for (const dir of dirs) snapshots.push(await loadOneSnapshot(warehouse.conn, path.resolve(dir), options));
-    const journalResult = journal ? await loadJournalInto(warehouse.conn, journal) : null;
-    return { snapshots, journal: journalResult };
+    return await interruptible(warehouse, signal, async () => {
+      await ensureSchema(warehouse.conn, options.now);
+      for (const dir of dirs) {
+        signal?.throwIfAborted();
+        snapshots.push(await loadOneSnapshot(warehouse.conn, path.resolve(dir), options));
+      }
+      signal?.throwIfAborted();
+      const journalResult = journal ? await loadJournalInto(warehouse.conn, journal) : null;
+      return { snapshots, journal: journalResult };
+    });
   } finally {
     await warehouse.conn.run('CHECKPOINT').catch(() => undefined);
     warehouse.close();
@@ -258,6 +381,8 @@ async function loadOneSnapshot(
       try {
         return await stageVerifyAndLoad(conn, dir, options, repairs, attempt === 0, wholeFileThreads);
       } catch (error) {
+        // An interrupted statement is no reason to load again.
+        options.signal?.throwIfAborted();
         if (error instanceof LoadMemoryError && wholeFileThreads > 1) {
           wholeFileThreads = 1;
           options.onProgress?.({ type: 'retry_one_thread', dir, message: error.message });

@@ -85,7 +85,18 @@ function lockedError(dbPath: string, waitedMs: number, message: string, note: Lo
   });
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `signal` is aborted meanwhile (the caller checks it). */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 export interface LockedOpenOptions extends OpenOptions {
   /** How long to wait for another process's lock (ms); 0 fails at once. */
@@ -93,6 +104,8 @@ export interface LockedOpenOptions extends OpenOptions {
   /** The command recorded in the holder note. */
   command: string;
   now?: () => Date;
+  /** Aborting stops the wait (its waiter note removed) and rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -100,11 +113,12 @@ export interface LockedOpenOptions extends OpenOptions {
  * process as the holder until close().
  */
 export async function openWarehouseLocked(dbPath: string, options: LockedOpenOptions): Promise<Warehouse> {
-  const { timeoutMs, command, now = () => new Date(), ...open } = options;
+  const { timeoutMs, command, now = () => new Date(), signal, ...open } = options;
   const started = Date.now();
   let waiting = false;
   try {
     for (;;) {
+      signal?.throwIfAborted();
       try {
         const warehouse = await openWarehouse(dbPath, open);
         return await withHolderNote(warehouse, dbPath, command, now);
@@ -118,7 +132,7 @@ export async function openWarehouseLocked(dbPath: string, options: LockedOpenOpt
           // Informative, like the holder note: without it a reader just keeps its usual turns.
           await writeFile(waiterFile(dbPath, process.pid), `${command}\n`).catch(() => undefined);
         }
-        await sleep(Math.min(RETRY_INTERVAL_MS, timeoutMs - waited));
+        await sleep(Math.min(RETRY_INTERVAL_MS, timeoutMs - waited), signal);
       }
     }
   } finally {

@@ -7,7 +7,8 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { EXIT, UsageError } from '../../errors.js';
+import { abortExitCode, CliError, EXIT, interruptionText, UsageError } from '../../errors.js';
+import { guardStopSignals } from '../../pipeline/stop-signals.js';
 import { defineCommand } from '../command.js';
 import type { CliIO } from '../io.js';
 import { journalOptionHelp, journalToRead } from '../../triage/journal-setting.js';
@@ -61,74 +62,104 @@ export const loadCommand = defineCommand<LoadArgs>({
       throw new UsageError(`--lock-timeout must be a number of seconds >= 0, got ${String(lockTimeout)}.`);
     const journal = journalToRead(args.journal, io);
     const db = path.resolve(io.cwd, args.db);
-    if (dirs.length === 0 && !journal) return upgradeOnly(db, lockTimeout, io);
-    const [{ loadSnapshots }, { neutralizeControls }] = await Promise.all([
-      import('../../warehouse/loader.js'),
-      import('../../api/error-body.js'),
-    ]);
-    const show = neutralizeControls;
-    const progress = (text: string): void => {
-      if (!args.quiet) io.stderr(`${text}\n`);
-    };
-    const result = await loadSnapshots(db, dirs, {
-      force: args.force ?? false,
-      warningsShown: MAX_WARNINGS_SHOWN,
-      ...(args['memory-limit'] ? { memoryLimit: args['memory-limit'] } : {}),
-      ...(lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout * 1000 } : {}),
-      command: `airt-report load ${dirs.map((d) => path.basename(d)).join(' ')}`.trim(),
-      ...(journal ? { journal } : {}),
-      onProgress: (event) => {
-        if (event.type === 'verify') progress(`verifying ${show(event.snapshotId)} (${event.files} files)`);
-        else if (event.type === 'trials') progress(`  trials: ${event.filesDone}/${event.filesTotal} files`);
-        else if (event.type === 'committed') progress(`  committed ${show(event.snapshotId)}`);
-        else if (event.type === 'retry_one_thread')
-          progress(`  out of memory reading the trials on two threads; loading again on one`);
-        else if (event.type === 'summaries_reused')
-          progress(
-            `  ${event.reused} of ${event.summaries} project summaries unchanged since an earlier load: their rows are shared, not parsed again`,
-          );
-        else if (event.type === 'assessments_reused')
-          progress(
-            `  ${event.reused} of ${event.assessments} assessments in the changed summaries unchanged since an earlier load: their rows are shared, not built again`,
-          );
-        else if (event.type === 'evaluation_jobs_reused')
-          progress(
-            `  ${event.reused} of ${event.jobs} evaluation jobs unchanged since an earlier load: their rows are shared, not built again`,
-          );
-        else if (event.type === 'same_inputs')
-          progress(`  same files as ${show(event.twin)}: its rows are shared, no file parsed`);
-        else if (event.type === 'already_loaded')
-          progress(`  ${show(event.snapshotId)} is already loaded (same root hash): nothing to do`);
-      },
-    });
-    const lines: string[] = [];
-    for (const s of result.snapshots) {
-      const flags = [s.status, s.verified ? 'verified' : 'UNVERIFIED (--force)'].join(', ');
-      if (s.outcome === 'already_loaded') {
-        lines.push(`${show(s.snapshotId)}: already loaded, unchanged`);
-        continue;
-      }
-      lines.push(`${show(s.snapshotId)}: loaded (${flags}), ${s.warnings} warning(s)`);
-      for (const [table, rows] of Object.entries(s.rows))
-        if (rows > 0) lines.push(`  ${table.padEnd(28)} ${rows}`);
+    // The loader loads proper-lockfile (through the triage journal's format), whose signal-exit kills
+    // the process on the first Ctrl-C once the CLI's own one-shot listener has run: the load would die
+    // silently, leaving its temp database or holder note. The guard leaves the stopping to io.signal
+    // (the loader rolls back, closes and cleans up); it only works when its listener comes after
+    // signal-exit's, hence the loader is loaded first.
+    await import('../../warehouse/loader.js');
+    const releaseSignals = guardStopSignals(io.signal);
+    try {
+      if (dirs.length === 0 && !journal) return await upgradeOnly(db, lockTimeout, io);
+      return await load(args, io, dirs, db, journal);
+    } finally {
+      releaseSignals();
     }
-    if (result.journal) {
-      const j = result.journal;
-      lines.push(
-        `journal ${show(j.file)}: ${j.lines} line(s), ${j.loaded} finding(s) loaded, ${j.alreadyLoaded} already loaded, ${j.notApplied} not applied, ${j.reviewEvents} new review event(s)`,
-      );
-      for (const w of j.warnings) lines.push(`  warning: ${show(w)}`);
-    }
-    io.stdout(`${lines.join('\n')}\n`);
-    const warned = result.snapshots.filter((s) => s.warnings > 0);
-    const total = warned.reduce((sum, s) => sum + s.warnings, 0);
-    if (total > 0) {
-      const shown = warned.flatMap((s) => s.firstWarnings).slice(0, MAX_WARNINGS_SHOWN);
-      io.stderr(formatLoadWarnings(shown, total, warned.length > 1, neutralizeControls));
-    }
-    return EXIT.ok;
   },
 });
+
+/** Loads `dirs` (and the journal) into `db`, printing progress on stderr and the summary on stdout. */
+async function load(
+  args: LoadArgs,
+  io: CliIO,
+  dirs: readonly string[],
+  db: string,
+  journal: string | undefined,
+): Promise<number> {
+  const lockTimeout = args['lock-timeout'];
+  const [{ loadSnapshots }, { neutralizeControls }] = await Promise.all([
+    import('../../warehouse/loader.js'),
+    import('../../api/error-body.js'),
+  ]);
+  const show = neutralizeControls;
+  const progress = (text: string): void => {
+    if (!args.quiet) io.stderr(`${text}\n`);
+  };
+  const result = await loadSnapshots(db, dirs, {
+    force: args.force ?? false,
+    warningsShown: MAX_WARNINGS_SHOWN,
+    ...(args['memory-limit'] ? { memoryLimit: args['memory-limit'] } : {}),
+    ...(lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout * 1000 } : {}),
+    command: `airt-report load ${dirs.map((d) => path.basename(d)).join(' ')}`.trim(),
+    ...(journal ? { journal } : {}),
+    signal: io.signal,
+    onProgress: (event) => {
+      if (event.type === 'verify') progress(`verifying ${show(event.snapshotId)} (${event.files} files)`);
+      else if (event.type === 'trials') progress(`  trials: ${event.filesDone}/${event.filesTotal} files`);
+      else if (event.type === 'committed') progress(`  committed ${show(event.snapshotId)}`);
+      else if (event.type === 'retry_one_thread')
+        progress(`  out of memory reading the trials on two threads; loading again on one`);
+      else if (event.type === 'summaries_reused')
+        progress(
+          `  ${event.reused} of ${event.summaries} project summaries unchanged since an earlier load: their rows are shared, not parsed again`,
+        );
+      else if (event.type === 'assessments_reused')
+        progress(
+          `  ${event.reused} of ${event.assessments} assessments in the changed summaries unchanged since an earlier load: their rows are shared, not built again`,
+        );
+      else if (event.type === 'evaluation_jobs_reused')
+        progress(
+          `  ${event.reused} of ${event.jobs} evaluation jobs unchanged since an earlier load: their rows are shared, not built again`,
+        );
+      else if (event.type === 'same_inputs')
+        progress(`  same files as ${show(event.twin)}: its rows are shared, no file parsed`);
+      else if (event.type === 'already_loaded')
+        progress(`  ${show(event.snapshotId)} is already loaded (same root hash): nothing to do`);
+    },
+  });
+  const lines: string[] = [];
+  for (const s of result.snapshots) {
+    const flags = [s.status, s.verified ? 'verified' : 'UNVERIFIED (--force)'].join(', ');
+    if (s.outcome === 'already_loaded') {
+      lines.push(`${show(s.snapshotId)}: already loaded, unchanged`);
+      continue;
+    }
+    lines.push(`${show(s.snapshotId)}: loaded (${flags}), ${s.warnings} warning(s)`);
+    for (const [table, rows] of Object.entries(s.rows))
+      if (rows > 0) lines.push(`  ${table.padEnd(28)} ${rows}`);
+  }
+  if (result.journal) {
+    const j = result.journal;
+    lines.push(
+      `journal ${show(j.file)}: ${j.lines} line(s), ${j.loaded} finding(s) loaded, ${j.alreadyLoaded} already loaded, ${j.notApplied} not applied, ${j.reviewEvents} new review event(s)`,
+    );
+    for (const w of j.warnings) lines.push(`  warning: ${show(w)}`);
+  }
+  io.stdout(`${lines.join('\n')}\n`);
+  const warned = result.snapshots.filter((s) => s.warnings > 0);
+  const total = warned.reduce((sum, s) => sum + s.warnings, 0);
+  if (total > 0) {
+    const shown = warned.flatMap((s) => s.firstWarnings).slice(0, MAX_WARNINGS_SHOWN);
+    io.stderr(formatLoadWarnings(shown, total, warned.length > 1, neutralizeControls));
+  }
+  // Stopped after its last step: everything is loaded, and the exit still says it was interrupted.
+  if (io.signal.aborted)
+    throw new CliError(
+      `${interruptionText(io.signal)} after the load had finished: every snapshot named is loaded.`,
+      abortExitCode(io.signal),
+    );
+  return EXIT.ok;
+}
 
 const NOTHING_TO_LOAD = 'Name at least one snapshot directory or a --journal file';
 
@@ -142,6 +173,7 @@ async function upgradeOnly(db: string, lockTimeout: number | undefined, io: CliI
   const { from, to } = await upgradeWarehouse(db, {
     ...(lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout * 1000 } : {}),
     command: 'airt-report load --db',
+    signal: io.signal,
   });
   if (from === to)
     throw new UsageError(`${NOTHING_TO_LOAD} (${show(db)} is already at warehouse schema ${to}).`);
