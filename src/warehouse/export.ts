@@ -16,19 +16,24 @@
  *
  * Hive layout: the partition column `snapshot_id` is in the path, not in the files, as Spark and Trino
  * expect. Snappy compression: Parquet's common default, which every engine and pure-JS readers decode. Timestamps are Parquet TIMESTAMP (UTC); trials.timestamp, text in the API, is exported typed
- * (NULL when it does not parse) with the original text in `timestamp_text`. Each partition and each
- * current view is written into a hidden temp directory beside its place and renamed into it, so a
- * reader (or a killed export) never sees half a partition; a partition that already exists is kept,
- * and the next export removes the temp directories a killed one left.
+ * (NULL when it does not parse) with the original text in `timestamp_text`.
+ *
+ * Every partition and current view of an export is first written into one hidden staging directory
+ * (DIR/.export.tmp-<pid>-<random>/), and only once all of them are written are they renamed into
+ * place (publishing: renames only, quick). So a reader never sees half a partition, and an export
+ * stopped before publishing (Ctrl-C, SIGTERM through the abort signal; any failure) removes its
+ * staging directory and leaves DIR as it was: the earlier export untouched, or no directory at all.
+ * A partition that already exists is kept; the next export removes the staging and temp directories
+ * a killed one left.
  * A snapshot's rows never change once loaded, so its partitions stay right; what does change (the
  * newest snapshot per project, current triage status, figures) is in the rewritten current views.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isProcessAlive } from '../process-alive.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { WordedError, wordsFlags } from '../errors.js';
+import { abortExitCode, CliError, interruptionText, WordedError, wordsFlags } from '../errors.js';
 import { checkOutputDirectory } from '../output-file.js';
 import { openWarehouse, requireDatabase, scalarNumber } from './db.js';
 import { checkSchema } from './ddl.js';
@@ -51,6 +56,35 @@ export interface ExportedTable {
 export interface ExportResult {
   dir: string;
   tables: ExportedTable[];
+}
+
+/** How exportParquet runs: its clock, and the signal that stops it. */
+export interface ExportOptions {
+  /** Clock for the marker's exported_at (tests pin it). */
+  now?: () => Date;
+  /**
+   * Aborting stops the export before it publishes anything (the running DuckDB statement is
+   * interrupted): its staging directory is removed, the output directory is left as it was, and an
+   * ExportInterruptedError is thrown. Once publishing has begun it is completed (renames only).
+   */
+  signal?: AbortSignal;
+}
+
+/**
+ * The export was stopped (ExportOptions.signal) before it published anything: exits 130/143. The
+ * output directory is as it was (an earlier export in it untouched; a directory the export created
+ * removed again).
+ */
+export class ExportInterruptedError extends CliError {
+  override readonly name = 'ExportInterruptedError';
+  constructor(signal: AbortSignal, dir: string, hadExport: boolean) {
+    super(
+      `${interruptionText(signal)} before the export was finished; nothing of it was kept in ${dir}` +
+        `${hadExport ? ' (the earlier export there is as it was)' : ''}. Run the export again to write it.`,
+      abortExitCode(signal),
+      { cause: signal.reason },
+    );
+  }
 }
 
 const MARKER = '_airt_export.json';
@@ -80,8 +114,14 @@ const ORDER_KEYS: Readonly<Record<string, string>> = {
 const partitionName = (key: string): string => `snapshot_id=${key}`;
 const tempName = (name: string): string => `.${name}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
 
+/** What prepareTarget found and did: whether it made the directory, and whether it wrote the marker. */
+interface PreparedTarget {
+  created: boolean;
+  marked: boolean;
+}
+
 /** A new directory, an empty one, or an earlier export (its marker): anything else is refused. */
-async function prepareTarget(dir: string): Promise<void> {
+async function prepareTarget(dir: string): Promise<PreparedTarget> {
   await checkOutputDirectory(dir);
   const entries = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
@@ -93,8 +133,19 @@ async function prepareTarget(dir: string): Promise<void> {
       (name) =>
         `${dir} is not empty and holds no earlier export (${MARKER}); export writes a new directory or adds to its own. Choose another ${wordsFlags(name) ? name('out') : 'directory'} or remove it.`,
     );
+  // The staging and current-view temp directories of exports killed before they were done.
+  if (entries !== null) await removeAbandoned(dir, entries);
   // Marked before anything is written: an export killed halfway is continued by the next one.
-  if (!entries?.includes(MARKER)) await writeMarker(dir, null);
+  const marked = !entries?.includes(MARKER);
+  if (marked) await writeMarker(dir, null);
+  return { created: entries === null, marked };
+}
+
+/** Puts the directory back as prepareTarget found it (nothing was published into it). */
+async function unprepareTarget(dir: string, prepared: PreparedTarget): Promise<void> {
+  if (prepared.marked) await rm(path.join(dir, MARKER), { force: true });
+  // Only when empty: whatever someone else put there meanwhile stays.
+  if (prepared.created) await rmdir(dir).catch(() => undefined);
 }
 
 async function writeMarker(dir: string, exportedAt: string | null): Promise<void> {
@@ -126,23 +177,36 @@ function exportColumns(table: TableDef): string {
     .join(', ');
 }
 
-/** Writes `select` as DIR/data_0.parquet through a temp directory renamed into place (replacing). */
-async function writeDirectory(conn: DuckDBConnection, select: string, dir: string): Promise<void> {
-  const temp = path.join(path.dirname(dir), tempName(path.basename(dir)));
-  await mkdir(temp, { recursive: true });
-  try {
-    await conn.run(
-      `COPY (${select}) TO ${quoteLiteral(path.join(temp, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION snappy)`,
-    );
-    // A directory cannot be renamed over a non-empty one: the old one steps aside first.
-    const old = (await stat(dir).catch(() => null)) ? `${temp}.old` : null;
-    if (old) await rename(dir, old);
-    await rename(temp, dir);
-    if (old) await rm(old, { recursive: true, force: true });
-  } catch (error) {
-    await rm(temp, { recursive: true, force: true });
-    throw error;
-  }
+/** A directory written into the staging directory, and the place publishing renames it to. */
+interface Staged {
+  staged: string;
+  final: string;
+}
+
+/** Writes `select` as `staged`/data_0.parquet, checking `signal` first (a COPY may take long). */
+async function writeStaged(
+  conn: DuckDBConnection,
+  select: string,
+  staged: string,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  signal?.throwIfAborted();
+  await mkdir(staged, { recursive: true });
+  await conn.run(
+    `COPY (${select}) TO ${quoteLiteral(path.join(staged, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION snappy)`,
+  );
+}
+
+/** Renames a staged directory into place, replacing what is there. */
+async function publishDirectory({ staged, final }: Staged): Promise<void> {
+  await mkdir(path.dirname(final), { recursive: true });
+  // A directory cannot be renamed over a non-empty one: the old one steps aside first.
+  const old = (await stat(final).catch(() => null))
+    ? path.join(path.dirname(final), `${tempName(path.basename(final))}.old`)
+    : null;
+  if (old) await rename(final, old);
+  await rename(staged, final);
+  if (old) await rm(old, { recursive: true, force: true });
 }
 
 /**
@@ -158,17 +222,30 @@ async function currentSelect(conn: DuckDBConnection, view: string): Promise<stri
   return `SELECT ${columns.join(', ')} FROM ${quoteIdent(view)} ORDER BY ALL`;
 }
 
+/** One relation staged: its summary, the directories to publish, and whether its journal partition goes. */
+interface StagedRelation {
+  exported: ExportedTable;
+  staged: Staged[];
+  dropJournal: boolean;
+}
+
 /** One relation: the partitions of snapshots not exported yet, and the journal partition again. */
-async function exportRelation(
+async function stageRelation(
   conn: DuckDBConnection,
   table: TableDef,
   target: string,
-): Promise<ExportedTable> {
+  staging: string,
+  signal: AbortSignal | undefined,
+): Promise<StagedRelation> {
   const name = quoteIdent(table.name);
   const rows = await scalarNumber(conn, `SELECT count(*) FROM ${name}`);
   const dir = path.join(target, table.name);
-  await mkdir(dir, { recursive: true });
-  const entries = await readdir(dir);
+  const entries = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  // Temp directories a killed export left beside the partitions (an old one stepping aside while
+  // publishing; older versions wrote every partition beside its place).
   await removeAbandoned(dir, entries);
   const existing = new Set(entries);
   const keys = (
@@ -179,6 +256,7 @@ async function exportRelation(
     .getRows()
     .map(([key]) => String(key));
   const written: string[] = [];
+  const staged: Staged[] = [];
   let kept = 0;
   for (const key of keys) {
     const partition = partitionName(key);
@@ -187,50 +265,94 @@ async function exportRelation(
       continue;
     }
     const where = key === JOURNAL_PARTITION ? 'snapshot_id IS NULL' : `snapshot_id = ${quoteLiteral(key)}`;
-    await writeDirectory(
+    const into = { staged: path.join(staging, table.name, partition), final: path.join(dir, partition) };
+    await writeStaged(
       conn,
       `SELECT ${exportColumns(table)} FROM ${name} WHERE ${where} ORDER BY ${ORDER_KEYS[table.name] ?? 'ALL'}`,
-      path.join(dir, partition),
+      into.staged,
+      signal,
     );
+    staged.push(into);
     written.push(partition);
   }
   // A journal partition whose rows are gone (none left without a snapshot) goes too.
-  if (!keys.includes(JOURNAL_PARTITION) && existing.has(partitionName(JOURNAL_PARTITION)))
-    await rm(path.join(dir, partitionName(JOURNAL_PARTITION)), { recursive: true, force: true });
-  return { table: table.name, rows, partitions: written, kept };
+  const dropJournal = !keys.includes(JOURNAL_PARTITION) && existing.has(partitionName(JOURNAL_PARTITION));
+  return { exported: { table: table.name, rows, partitions: written, kept }, staged, dropJournal };
 }
 
 /**
  * Exports the warehouse into `outDir` (read-only on the database): a new or empty directory, or one
- * an earlier export wrote, which gets the new partitions (see the module comment).
+ * an earlier export wrote, which gets the new partitions (see the module comment). The third
+ * argument may still be the clock alone.
  */
 export async function exportParquet(
   dbPath: string,
   outDir: string,
-  now: () => Date = () => new Date(),
+  options: ExportOptions | (() => Date) = {},
 ): Promise<ExportResult> {
+  const { now = () => new Date(), signal } = typeof options === 'function' ? { now: options } : options;
   const target = path.resolve(outDir);
   requireDatabase(dbPath);
   const warehouse = await openWarehouse(dbPath, { readOnly: true });
+  // Interrupts the DuckDB statement running when the signal comes (DuckDB drops an interrupt that
+  // finds none: the checks between statements stop the export then).
+  const interrupt = (): void => warehouse.conn.interrupt();
+  signal?.addEventListener('abort', interrupt, { once: true });
+  let hadExport = false;
   try {
     await checkSchema(warehouse.conn, dbPath);
     // latest_findings reads latest_metric_findings.
     await narrowLatestMetricViews(warehouse.conn);
-    await prepareTarget(target);
+    signal?.throwIfAborted();
+    const prepared = await prepareTarget(target);
+    hadExport = !prepared.marked;
+    const staging = path.join(target, tempName('export'));
     const tables: ExportedTable[] = [];
-    for (const table of RELATIONS) tables.push(await exportRelation(warehouse.conn, table, target));
-    for (const view of CURRENT_VIEWS) {
-      const rows = await scalarNumber(warehouse.conn, `SELECT count(*) FROM ${quoteIdent(view)}`);
-      await writeDirectory(
-        warehouse.conn,
-        await currentSelect(warehouse.conn, view),
-        path.join(target, view),
-      );
-      tables.push({ table: view, rows, partitions: [view], kept: 0 });
+    const relations: StagedRelation[] = [];
+    const views: Staged[] = [];
+    try {
+      await mkdir(staging);
+      for (const table of RELATIONS) {
+        const relation = await stageRelation(warehouse.conn, table, target, staging, signal);
+        relations.push(relation);
+        tables.push(relation.exported);
+      }
+      for (const view of CURRENT_VIEWS) {
+        signal?.throwIfAborted();
+        const rows = await scalarNumber(warehouse.conn, `SELECT count(*) FROM ${quoteIdent(view)}`);
+        const into = { staged: path.join(staging, view), final: path.join(target, view) };
+        await writeStaged(warehouse.conn, await currentSelect(warehouse.conn, view), into.staged, signal);
+        views.push(into);
+        tables.push({ table: view, rows, partitions: [view], kept: 0 });
+      }
+      signal?.throwIfAborted();
+    } catch (error) {
+      await rm(staging, { recursive: true, force: true });
+      await unprepareTarget(target, prepared);
+      throw error;
     }
-    await writeMarker(target, now().toISOString());
+    // Publishing: renames only, not stopped half-way by the signal (the caller sees it aborted).
+    signal?.removeEventListener('abort', interrupt);
+    try {
+      for (const relation of relations) {
+        const dir = path.join(target, relation.exported.table);
+        await mkdir(dir, { recursive: true });
+        for (const staged of relation.staged) await publishDirectory(staged);
+        if (relation.dropJournal)
+          await rm(path.join(dir, partitionName(JOURNAL_PARTITION)), { recursive: true, force: true });
+      }
+      for (const staged of views) await publishDirectory(staged);
+      await writeMarker(target, now().toISOString());
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
     return { dir: target, tables };
+  } catch (error) {
+    // Stopped before publishing (publishing itself does not look at the signal).
+    if (signal?.aborted) throw new ExportInterruptedError(signal, target, hadExport);
+    throw error;
   } finally {
+    signal?.removeEventListener('abort', interrupt);
     warehouse.close();
   }
 }

@@ -4,7 +4,7 @@
  * into the same DIR, it adds the new snapshots' partitions only.
  */
 import path from 'node:path';
-import { EXIT } from '../../errors.js';
+import { abortExitCode, CliError, EXIT, interruptionText } from '../../errors.js';
 import { defineCommand } from '../command.js';
 
 interface ExportArgs {
@@ -24,7 +24,10 @@ export const exportCommand = defineCommand<ExportArgs>({
     }),
   async run(args, io) {
     const { exportParquet } = await import('../../warehouse/export.js');
-    const result = await exportParquet(path.resolve(io.cwd, args.db), path.resolve(io.cwd, args.out));
+    // Ctrl-C/SIGTERM (io.signal) stops it before it publishes, leaving --out as it was (exit 130/143).
+    const result = await exportParquet(path.resolve(io.cwd, args.db), path.resolve(io.cwd, args.out), {
+      signal: io.signal,
+    });
     const lines = result.tables.map((t) =>
       t.rows === 0
         ? `  ${t.table.padEnd(28)} 0 rows (no files)`
@@ -33,6 +36,12 @@ export const exportCommand = defineCommand<ExportArgs>({
     // stdout is the output path alone (scripts capture it); the per-table summary is for people.
     io.stderr(`${lines.join('\n')}\n`);
     io.stdout(`${result.dir}\n`);
+    // Stopped while publishing, which is completed first (renames only): the export is whole.
+    if (io.signal.aborted)
+      throw new CliError(
+        `${interruptionText(io.signal)} while the export was being published; publishing was completed first, so the export is complete: ${result.dir}`,
+        abortExitCode(io.signal),
+      );
     return EXIT.ok;
   },
 });
