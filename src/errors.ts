@@ -35,6 +35,30 @@ export function libraryOptionName(option: string): string {
   return `options.${option}`;
 }
 
+/** The options the API client's errors point at, in plain words (see describedOptionName). */
+const DESCRIBED_OPTIONS: Record<string, string> = {
+  baseUrl: "the service's base URL",
+  token: 'the access token',
+  tokenFile: 'the access token file',
+};
+
+/**
+ * How text that outlives the call names a setting: in plain words, no interface's spelling
+ * (`baseUrl` → "the service's base URL", `token` → "the access token"). Data written to disk (a
+ * manifest's failed requests) is read later by the library, the CLI and a run alike, so it says what
+ * to check rather than `options.baseUrl`, `--base-url` or `connection.base_url`. Other options:
+ * `trialsLimit` → "the trials limit setting".
+ */
+export function describedOptionName(option: string): string {
+  const known = DESCRIBED_OPTIONS[option];
+  if (known !== undefined) return known;
+  const words = option
+    .replace(/([a-z0-9])([A-Z])/gu, '$1 $2')
+    .replace(/[_-]+/gu, ' ')
+    .toLowerCase();
+  return `the ${words} setting`;
+}
+
 /**
  * The message of `error` with option names spelled by `name`, for errors that offer `describeWith`
  * (InvalidOptionError, the API client's errors); otherwise the message as it is.

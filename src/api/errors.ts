@@ -240,6 +240,15 @@ export class UpgradeRequiredError extends HttpError {
   }
 }
 
+/**
+ * What a NetworkError's message ends with: the advice to check the address, its setting named by
+ * `name`. Exported so a message that quotes such a failure and gives the same advice in its own words
+ * (a run that fetched nothing) can leave the quoted one out.
+ */
+export function reachabilityAdvice(name: (option: string) => string): string {
+  return `Check ${name('baseUrl')} and that the service is reachable, then try again.`;
+}
+
 /** The service could not be reached, or the connection broke before a complete answer arrived. */
 export class NetworkError extends ApiError {
   override readonly name: string = 'NetworkError';
@@ -255,7 +264,7 @@ export class NetworkError extends ApiError {
     super(
       (name) =>
         `${describeRequest(target)} failed${afterAttempts(attempts)}: ${what}${code ? ` (${code})` : ''}. ` +
-        `Check ${name('baseUrl')} and that the service is reachable, then try again.`,
+        reachabilityAdvice(name),
       target,
       attempts,
       { cause },

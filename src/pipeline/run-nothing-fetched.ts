@@ -2,6 +2,8 @@
  * A run whose snapshot got nothing from the service: how to tell (files copied from the triage
  * journal do not count) and the one message that says so, naming the first failed request.
  */
+import { reachabilityAdvice } from '../api/errors.js';
+import { describedOptionName, libraryOptionName } from '../errors.js';
 import type { Manifest } from '../snapshot/manifest.js';
 
 /**
@@ -25,7 +27,7 @@ export function nothingFetched(snapshot: { dir: string; manifest: Manifest }): s
   const cause =
     first === undefined
       ? 'the service returned no data'
-      : `${failed.length} request(s) failed, the first: ${first.error.replace(/\.$/u, '')}`;
+      : `${failed.length} request(s) failed, the first: ${withoutOwnAdvice(first.error)}`;
   const copied =
     files.length > 0 ? ` (it holds only the ${files.length} file(s) copied from the triage journal)` : '';
   // No response at all (refused, DNS, timeout) is "unreachable"; error statuses only are not.
@@ -36,4 +38,18 @@ export function nothingFetched(snapshot: { dir: string; manifest: Manifest }): s
     `${snapshot.dir}${copied} is not loaded and never used as a baseline. Check connection.base_url and ` +
     'that the service is reachable, then run again.'
   );
+}
+
+/**
+ * A failed request's text as the run quotes it: without the advice to check the base URL, which the
+ * run gives itself in its own words (`connection.base_url`), and without its final full stop. The
+ * manifest words that advice plainly ("the service's base URL"); manifests written before it did used
+ * the library's `options.baseUrl`, which a run must not show either.
+ */
+function withoutOwnAdvice(error: string): string {
+  let text = error;
+  for (const name of [describedOptionName, libraryOptionName]) {
+    text = text.replace(reachabilityAdvice(name), '');
+  }
+  return text.trimEnd().replace(/\.$/u, '');
 }

@@ -11,6 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { ApiClient } from '../api/client-types.js';
+import { describedOptionName } from '../errors.js';
 import {
   ApiError,
   HttpError,
@@ -116,8 +117,10 @@ export class FileStore {
   readonly stored = new Set<string>();
   readonly failures: FailedRequest[] = [];
   /**
-   * The error behind each of `failures`: its message names options as the library does, its
-   * `describeWith` as the caller does (a run that fetched nothing quotes it with the caller's words).
+   * The error behind each of `failures`, for messages shown now: its `describeWith` names options as
+   * the caller does (a snapshot that fetched nothing quotes it in the caller's words). The failure's
+   * own `error` text is stored in the manifest and read later by any interface, so it names settings
+   * in plain words ("the service's base URL"), never one caller's spelling.
    */
   readonly failureErrors = new Map<FailedRequest, ApiError>();
   private readonly io: LimitFunction;
@@ -393,7 +396,8 @@ export class FileStore {
       kind: target.kind,
       file: target.file,
       status: error instanceof HttpError ? error.status : null,
-      error: error.message,
+      // Persisted: worded for whoever reads the manifest later, not as the library spells its options.
+      error: error.describeWith(describedOptionName),
       attempts: error.attempts,
     };
     if (target.identity.project !== undefined) failure.project = target.identity.project;

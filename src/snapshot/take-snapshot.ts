@@ -386,7 +386,7 @@ class SnapshotStop extends WordedError {
 }
 
 function nothingFetched(manifest: Manifest, errors: ReadonlyMap<FailedRequest, ApiError>): CliError {
-  // A failure's error words its advice for each caller; the manifest keeps the library's wording.
+  // A failure's error words its advice for each caller; the manifest's text names settings plainly.
   const wordingOf = (failure: FailedRequest): OptionWording => {
     const error = errors.get(failure);
     return error === undefined ? () => failure.error : (name) => error.describeWith(name);
