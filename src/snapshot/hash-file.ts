@@ -35,19 +35,28 @@ export async function digestChunks(
   return { sha256: hash.digest('hex'), bytes };
 }
 
-function readChunks(file: string): AsyncIterable<Uint8Array> {
-  return createReadStream(file, { highWaterMark: HASH_READ_CHUNK_BYTES }) as AsyncIterable<Uint8Array>;
+/** A file's chunks; an abort of `signal` destroys the stream (the file is closed) and rejects. */
+function readChunks(file: string, signal?: AbortSignal): AsyncIterable<Uint8Array> {
+  return createReadStream(file, {
+    highWaterMark: HASH_READ_CHUNK_BYTES,
+    ...(signal ? { signal } : {}),
+  }) as AsyncIterable<Uint8Array>;
 }
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
-/** Hashes a file; undefined when it does not exist. */
-export async function hashFile(file: string): Promise<FileDigest | undefined> {
+/**
+ * Hashes a file; undefined when it does not exist. An abort of `signal` stops it within a chunk and
+ * rejects with the signal's reason.
+ */
+export async function hashFile(file: string, signal?: AbortSignal): Promise<FileDigest | undefined> {
+  signal?.throwIfAborted();
   try {
-    return await digestChunks(readChunks(file));
+    return await digestChunks(readChunks(file, signal));
   } catch (error) {
+    signal?.throwIfAborted();
     if (isMissing(error)) return undefined;
     throw error;
   }

@@ -3,6 +3,10 @@
  * main thread only waits). A worker streams each file through sha256 with a fixed buffer, like
  * hashFile() (same read size); results keep the order of the input. The workers live for one call and
  * are terminated when it settles, also when it rejects.
+ *
+ * An abort of the caller's signal stops it at once, a file of any size: the workers are terminated
+ * mid-file (Node closes the files a worker opened when it exits: trackUnmanagedFds), and on this
+ * thread the file's stream is destroyed at the abort.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -48,28 +52,39 @@ export const INLINE_HASH_BYTES = 64 * 1024 * 1024;
 
 /**
  * Hashes `files` (undefined for a file that does not exist), at most `threads` at a time; on this
- * thread when `totalBytes` (their size in all, if known) is under INLINE_HASH_BYTES.
+ * thread when `totalBytes` (their size in all, if known) is under INLINE_HASH_BYTES. An abort of
+ * `signal` stops it within a chunk of the files being read, and it rejects with the signal's reason.
  */
 export async function hashFiles(
   files: readonly string[],
   {
     threads = Math.min(availableParallelism(), 4),
     totalBytes,
-  }: { threads?: number; totalBytes?: number } = {},
+    signal,
+  }: { threads?: number; totalBytes?: number; signal?: AbortSignal | undefined } = {},
 ): Promise<(FileDigest | undefined)[]> {
+  signal?.throwIfAborted();
   const results: (FileDigest | undefined)[] = new Array<FileDigest | undefined>(files.length);
   if (files.length === 0) return results;
   if (totalBytes !== undefined && totalBytes < INLINE_HASH_BYTES) {
-    for (const [i, file] of files.entries()) results[i] = await hashFile(file);
+    for (const [i, file] of files.entries()) results[i] = await hashFile(file, signal);
     return results;
   }
   const workers = Array.from(
     { length: Math.max(1, Math.min(threads, files.length)) },
-    () => new Worker(WORKER_SOURCE, { eval: true }),
+    // trackUnmanagedFds (Node's default, stated): a worker terminated mid-file leaves the file closed.
+    () => new Worker(WORKER_SOURCE, { eval: true, trackUnmanagedFds: true }),
   );
   let next = 0;
+  let stopListening = (): void => undefined;
+  const aborted = new Promise<void>((resolve) => {
+    if (!signal) return;
+    const onAbort = (): void => resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+    stopListening = () => signal.removeEventListener('abort', onAbort);
+  });
   try {
-    await Promise.all(
+    const hashing = Promise.all(
       workers.map(
         (worker) =>
           new Promise<void>((resolve, reject) => {
@@ -97,7 +112,11 @@ export async function hashFiles(
           }),
       ),
     );
+    // An abort does not wait for the workers: the finally below terminates them mid-file.
+    await Promise.race([hashing, aborted]);
+    signal?.throwIfAborted();
   } finally {
+    stopListening();
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
   return results;

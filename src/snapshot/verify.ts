@@ -10,6 +10,10 @@
  * The loader may pass digests it recorded earlier (`known`, keyed by file identity: see
  * file-identity.ts), so a file untouched since the warehouse hashed it is not read again; without
  * `known` (the CLI, bundles) every file is read.
+ *
+ * Reading a big snapshot takes a while (a large one, gigabytes, tens of seconds): an abort of the
+ * caller's `signal` (the CLI's Ctrl-C, a load being stopped) stops it within a chunk of every file
+ * being read, with no file left open, and verifySnapshot rejects with the signal's reason.
  */
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -75,6 +79,11 @@ export interface VerifyOptions {
    * size, not hashed. Counted in `reused`.
    */
   held?: ReadonlySet<string>;
+  /**
+   * Aborting stops the verification between two files and within a file being read (per chunk, so a
+   * single big file stops at once too); verifySnapshot then rejects with the signal's reason.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /** The directory cannot be verified at all (no manifest, unreadable or invalid manifest). */
@@ -197,6 +206,8 @@ async function listFiles(dir: string): Promise<string[]> {
  * otherwise returns every difference found (never stops at the first).
  */
 export async function verifySnapshot(dir: string, options: VerifyOptions = {}): Promise<VerifyResult> {
+  const { signal } = options;
+  signal?.throwIfAborted();
   // Before the first stat: a digest is recorded only for a file whose ctime is settled before this.
   const startedAtMs = Date.now();
   const root = path.resolve(dir);
@@ -210,6 +221,7 @@ export async function verifySnapshot(dir: string, options: VerifyOptions = {}): 
   // Stat every listed file first, then hash the regular ones together (on every core).
   const toHash: { entry: (typeof manifest.files)[number]; file: string; identity: FileIdentity }[] = [];
   for (const entry of manifest.files) {
+    signal?.throwIfAborted();
     listed.add(entry.path);
     const file = resolveInside(root, entry.path);
     const stats = await lstat(file, { bigint: true }).catch((error: NodeJS.ErrnoException) => {
@@ -238,10 +250,11 @@ export async function verifySnapshot(dir: string, options: VerifyOptions = {}): 
   }
   const digests = await hashFiles(
     toHash.map((f) => f.file),
-    { totalBytes: toHash.reduce((sum, f) => sum + Number(f.identity.size), 0) },
+    { totalBytes: toHash.reduce((sum, f) => sum + Number(f.identity.size), 0), signal },
   );
   const hashed: HashedFile[] = [];
   for (const [i, { entry, file, identity }] of toHash.entries()) {
+    signal?.throwIfAborted();
     const digest = digests[i];
     if (!options.known || digest?.sha256 !== entry.sha256 || digest.bytes !== entry.bytes) continue;
     // Unchanged from before the read to after it, and settled: the digest is this identity's.

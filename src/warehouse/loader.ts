@@ -433,10 +433,15 @@ async function stageVerifyAndLoad(
   const given = handedOver(listed, dir, options);
   // Read before the stage starts: the stage runs on this connection while the files are hashed. Files
   // this warehouse hashed before and untouched since are not read again (verified-files.ts), nor trial
-  // files whose content it already stores (it never reads their bytes: trial-content.ts).
+  // files whose content it already stores (it never reads their bytes: trial-content.ts). Hashing
+  // stops at an abort like the rest of the load (LoadInterruptedError, rolled back).
   const verifyOptions: VerifyOptions = given
     ? {}
-    : { known: await readKnownDigests(conn), held: await heldTrialFiles(conn, listed) };
+    : {
+        known: await readKnownDigests(conn),
+        held: await heldTrialFiles(conn, listed),
+        signal: options.signal,
+      };
   const verify = async (): Promise<VerifyResult> => given ?? verifySnapshot(dir, verifyOptions);
   const optimistic = firstAttempt && (await loadedRoot(conn, listed.snapshot_id)) === undefined;
   const staging = optimistic

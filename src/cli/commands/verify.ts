@@ -1,11 +1,11 @@
 /**
  * `airt-report verify SNAPSHOT_DIR|BUNDLE.zip`: recompute every hash and the root hash of a snapshot against its
  * manifest. Prints what differs (missing, extra, modified files; root hash) and exits 1 on any
- * difference, 0 when the snapshot is intact.
+ * difference, 0 when the snapshot is intact. Ctrl-C or SIGTERM stops the hashing at once (exit 130/143).
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { CliError, EXIT, UsageError } from '../../errors.js';
+import { abortExitCode, CliError, EXIT, interruptionText, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 
 interface VerifyArgs {
@@ -54,7 +54,15 @@ export const verifyCommand = defineCommand<VerifyArgs>({
       import('../../snapshot/verify.js'),
       import('../../api/error-body.js'),
     ]);
-    const result = await verifySnapshot(path.resolve(io.cwd, args.dir));
+    const dir = path.resolve(io.cwd, args.dir);
+    const result = await verifySnapshot(dir, { signal: io.signal }).catch((error: unknown) => {
+      if (!io.signal.aborted) throw error;
+      throw new CliError(
+        `${interruptionText(io.signal)} before ${neutralizeControls(dir)} was fully verified; run verify again for a verdict.`,
+        abortExitCode(io.signal),
+        { cause: error },
+      );
+    });
     if (args.json) {
       const { manifest: _manifest, ...rest } = result;
       io.stdout(`${JSON.stringify(rest, null, 2)}\n`);

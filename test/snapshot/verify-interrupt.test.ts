@@ -1,0 +1,193 @@
+/**
+ * Hashing a snapshot stops at an abort: verifySnapshot (on the hashing workers, and on this thread for
+ * small snapshots) rejects with the signal's reason within a chunk of the file being read, a file of
+ * any size, and leaves no file open; `verify` stopped by Ctrl-C exits 130 with one line and no verdict,
+ * and `load` stopped while it hashes takes the load's interrupted path (exit 143 on SIGTERM, one line,
+ * no temp database). The big file is sparse (1 GiB of zeros that take no disk) and read through the
+ * real file system. Promptness is measured in bytes, not time: how much the process read (Linux's
+ * /proc/<pid>/io), far less than the file. (A load whose hashing ignored the signal stopped too, but
+ * only once the whole file was hashed.) Open files are those /proc/<pid>/fd lists.
+ */
+import { createHash } from 'node:crypto';
+import { cp, mkdir, open, readdir, readFile, readlink, realpath, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { hashFiles } from '../../src/snapshot/hash-pool.js';
+import { computeRootHash, MANIFEST_FILE, type Manifest } from '../../src/snapshot/manifest.js';
+import { verifySnapshot } from '../../src/snapshot/verify.js';
+import { spawnCli } from '../helpers/cli.js';
+import { makeTempDir } from '../helpers/temp-dirs.js';
+import { FIXTURES } from '../warehouse/helpers.js';
+
+/** Far more than any test reads before it stops: the assertions below allow reading half of it. */
+const BIG_BYTES = 2 ** 30;
+const BIG_PATH = 'findings/f0000000-0000-4000-8000-00000000beef.json';
+
+let work: string;
+/** A copy of the first fixture snapshot with BIG_PATH added (listed with its true sha256: intact). */
+let snapshot: string;
+/** The big file, as /proc shows it among a process's open files. */
+let bigFile: string;
+
+beforeAll(async () => {
+  work = await makeTempDir('airt-verify-int-');
+  snapshot = path.join(work, path.basename(FIXTURES.first));
+  await cp(FIXTURES.first, snapshot, { recursive: true });
+  bigFile = path.join(await realpath(snapshot), BIG_PATH);
+  const handle = await open(bigFile, 'w');
+  await handle.truncate(BIG_BYTES);
+  await handle.close();
+  const zeros = Buffer.alloc(4 * 1024 * 1024);
+  const hash = createHash('sha256');
+  for (let done = 0; done < BIG_BYTES; done += zeros.length) hash.update(zeros);
+  const manifestFile = path.join(snapshot, MANIFEST_FILE);
+  const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Manifest;
+  const finding = manifest.files.find((f) => f.kind === 'finding')!;
+  manifest.files.push({ ...finding, path: BIG_PATH, sha256: hash.digest('hex'), bytes: BIG_BYTES });
+  manifest.root_sha256 = computeRootHash(manifest.files);
+  await writeFile(manifestFile, JSON.stringify(manifest, null, 2));
+});
+
+/** Bytes the process `pid` has read so far (any file, any thread). */
+async function bytesRead(pid: number | 'self' = 'self'): Promise<number> {
+  const io = await readFile(`/proc/${pid}/io`, 'utf8');
+  return Number(/^rchar: (\d+)$/m.exec(io)![1]);
+}
+
+/** Whether the process `pid` has `file` open now. */
+async function hasOpen(file: string, pid: number | 'self' = 'self'): Promise<boolean> {
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => []);
+  const targets = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+  return targets.includes(file);
+}
+
+/** Resolves once `ready()` holds (polled), or false when `until` settles first. */
+async function whenReady(ready: () => Promise<boolean>, until: Promise<unknown>): Promise<boolean> {
+  let over = false;
+  void until.then(() => (over = true));
+  for (;;) {
+    if (over) return false;
+    if (await ready()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * Runs `hash` with a signal aborted once it has read some of the big file; returns what it rejected
+ * with, the abort's reason, and the bytes read from start to rejection.
+ */
+async function abortedMidway(
+  hash: (signal: AbortSignal) => Promise<unknown>,
+): Promise<{ error: unknown; reason: Error; read: number; open: boolean }> {
+  const controller = new AbortController();
+  const reason = new Error('stop hashing');
+  const before = await bytesRead();
+  const hashing = hash(controller.signal).then(
+    () => new Error('hashing finished although it was aborted'),
+    (error: unknown) => error,
+  );
+  const reading = await whenReady(
+    async () => (await hasOpen(bigFile)) && (await bytesRead()) - before > 8 * 1024 * 1024,
+    hashing,
+  );
+  expect(reading, 'the big file was being read when the signal was aborted').toBe(true);
+  controller.abort(reason);
+  const error = await hashing;
+  return { error, reason, read: (await bytesRead()) - before, open: await hasOpen(bigFile) };
+}
+
+describe('verifySnapshot with an aborted signal', () => {
+  it('rejects with the reason of a signal aborted before it starts, reading nothing', async () => {
+    const reason = new Error('stopped before');
+    const before = await bytesRead();
+    await expect(verifySnapshot(snapshot, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    expect(await bytesRead()).toBeLessThan(before + 1024 * 1024);
+    expect(await hasOpen(bigFile)).toBe(false);
+  });
+
+  it('stops within the big file when the signal is aborted while it is read, and closes it', async () => {
+    const { error, reason, read, open } = await abortedMidway((signal) =>
+      verifySnapshot(snapshot, { signal }),
+    );
+    expect(error).toBe(reason);
+    expect(read).toBeLessThan(BIG_BYTES / 2);
+    expect(open).toBe(false);
+  });
+
+  it('stops the same way on this thread, where files small in all are hashed', async () => {
+    // totalBytes as if small: hashed on this thread (INLINE_HASH_BYTES), by hash-pool's own stream.
+    const { error, reason, read, open } = await abortedMidway((signal) =>
+      hashFiles([bigFile], { totalBytes: 0, signal }),
+    );
+    expect(error).toBe(reason);
+    expect(read).toBeLessThan(BIG_BYTES / 2);
+    expect(open).toBe(false);
+  });
+
+  it('a signal never aborted changes nothing', async () => {
+    const signal = new AbortController().signal;
+    const result = await verifySnapshot(FIXTURES.first, { signal });
+    expect(result.ok).toBe(true);
+    const files = result.manifest.files.map((f) => path.join(FIXTURES.first, f.path));
+    const expected = result.manifest.files.map((f) => ({ sha256: f.sha256, bytes: f.bytes }));
+    expect(await hashFiles(files, { threads: 2, signal })).toEqual(expected);
+    expect(await hashFiles(files, { totalBytes: 0, signal })).toEqual(expected);
+  });
+});
+
+/**
+ * Starts the CLI with `args`, sends `signal` once it reads the big file, and waits for it to end.
+ * `read`: the bytes the child had read when last sampled before it exited (hashing the whole big file
+ * shows as more than BIG_BYTES).
+ */
+async function stoppedWhileHashing(args: readonly string[], signal: NodeJS.Signals) {
+  const { child, finished } = spawnCli(args);
+  const pid = child.pid!;
+  let read = 0;
+  let exited = false;
+  void finished.then(() => (exited = true));
+  const sampling = (async () => {
+    while (!exited) {
+      read = await bytesRead(pid).catch(() => read);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  const reading = await whenReady(() => hasOpen(bigFile, pid), finished);
+  if (reading) child.kill(signal);
+  const run = await finished;
+  await sampling;
+  const where = `${signal}; exit ${run.code ?? run.signal}; ${read} bytes read\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+  return { reading, read, run, where };
+}
+
+describe('commands stopped while they hash a big file', () => {
+  it('verify: Ctrl-C exits 130 with one line and no verdict', async () => {
+    const { reading, read, run, where } = await stoppedWhileHashing(['verify', snapshot], 'SIGINT');
+    expect(reading, where).toBe(true);
+    expect(read, where).toBeLessThan(BIG_BYTES / 2);
+    expect(run.signal, where).toBeNull();
+    expect(run.code, where).toBe(130);
+    expect(run.stdout, where).toBe('');
+    expect(run.stderr, where).toMatch(
+      /^airt-report: Interrupted by SIGINT before .* was fully verified; run verify again for a verdict\.\n$/,
+    );
+  });
+
+  it('load: SIGTERM while it verifies exits 143 through the load interrupted path, leaving nothing', async () => {
+    const dir = path.join(work, 'load');
+    await mkdir(dir);
+    const args = ['load', snapshot, '--db', path.join(dir, 'airt.duckdb')];
+    const { reading, read, run, where } = await stoppedWhileHashing(args, 'SIGTERM');
+    expect(reading, where).toBe(true);
+    // Stopped within the big file, not once it had been hashed to the end.
+    expect(read, where).toBeLessThan(BIG_BYTES / 2);
+    expect(run.signal, where).toBeNull();
+    expect(run.code, where).toBe(143);
+    expect(run.stderr, where).toMatch(
+      /^airt-report: Interrupted by SIGTERM during the load: 0 of 1 snapshot\(s\) done/m,
+    );
+    expect(run.stderr.match(/Interrupted by/g), where).toHaveLength(1);
+    // A first load stopped before it committed anything: no database, no temp database or WAL.
+    expect(await readdir(dir), where).toEqual([]);
+  });
+});
