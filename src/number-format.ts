@@ -27,7 +27,9 @@ export function formatPercent(value: number | null | undefined, digits = 1): str
 export function formatLift(value: number | null | undefined, digits = 1): string {
   if (!finite(value)) return UNKNOWN;
   const points = (value * 100).toFixed(digits);
-  return `${value > 0 ? '+' : ''}${/^-0\.?0*$/u.test(points) ? points.slice(1) : points} pp`;
+  // A change that rounds to zero reads "0.0 pp" whatever its sign, as formatSignedDecimal does.
+  if (/^-0\.?0*$/u.test(points)) return `${points.slice(1)} pp`;
+  return `${value > 0 && Number(points) !== 0 ? '+' : ''}${points} pp`;
 }
 
 /** A number with fixed decimals (scores 0–1: 2, risk 0–10: 1). */
@@ -71,11 +73,24 @@ export function formatSignedDecimal(value: number | null | undefined, digits: nu
 }
 
 /**
- * The decimals to show a before → after change with, so the three never contradict each other:
- * `digits`, or more when at `digits` two different values would read alike or a nonzero change would
- * read as zero (risk 8.11 → 8.06 reads "8.11 → 8.06, -0.05", never "8.1 → 8.1, -0.1"). All three in
- * the units they are shown in (percent for a percentage and its points); at most `maxDigits`. Unknown
- * values and a zero change need no more than `digits`. Depends on the values only: deterministic.
+ * Whether a change, in the units it is shown in, is no change: zero, or below what `maxDigits`
+ * decimals can show (|change| < 0.5·10^-maxDigits) — floating-point noise, such as 0.1 + 0.2 against
+ * 0.3. Such a change is shown and counted as zero. Unknown (null, NaN, infinite) is not no change.
+ */
+export function isNoChange(change: number | null | undefined, maxDigits = 6): boolean {
+  return finite(change) && Math.abs(change) < 0.5 / 10 ** maxDigits;
+}
+
+/**
+ * The decimals to show a before → after row and its change with, so the row never contradicts
+ * itself: `digits`, or more where at `digits` two different sides would read alike or a real change
+ * would read as zero (risk 8.11 → 8.06 reads "8.11 | 8.06 | -0.05", never "8.1 | 8.1 | -0.1"); at
+ * most `maxDigits`. All three are in the units they are shown in (percent for a percentage and its
+ * points). A change below what `maxDigits` can show is floating-point noise, no change (isNoChange):
+ * `digits`. As with any rounded figures, the shown change may differ by one unit in the last place
+ * from the difference of the shown sides (8.14 → 8.25 reads "8.1 | 8.3 | +0.1"); more decimals for
+ * that would make ordinary rows long (1/7 → 4/9 would read "14.2857% | 44.4444%"). Unknown values:
+ * `digits`. Depends on the values only: deterministic.
  */
 export function changeDigits(
   before: number | null | undefined,
@@ -84,7 +99,7 @@ export function changeDigits(
   digits: number,
   maxDigits = 6,
 ): number {
-  if (!finite(before) || !finite(after) || !finite(change) || change === 0) return digits;
+  if (!finite(before) || !finite(after) || !finite(change) || isNoChange(change, maxDigits)) return digits;
   let shown = digits;
   while (
     shown < maxDigits &&

@@ -74,6 +74,23 @@ describe('Since last snapshot metric rows', () => {
     );
   });
 
+  it('show a change that is only floating-point noise as no change', async () => {
+    // The same figure reached by different sums: 0.1 + 0.2 against 0.3, 8.1 + 0.2 against 8.3.
+    const markdownOf = async (asr: number, risk: number) =>
+      (
+        await renderMarkdown(
+          modelWith({
+            overallAsr: both('overall_asr', 0.3, asr, asr - 0.3),
+            riskScore: both('risk_score', 8.3, risk, risk - 8.3),
+          }),
+        )
+      ).markdown;
+    const noisy = await markdownOf(0.1 + 0.2, 8.1 + 0.2);
+    expect(noisy).toContain('| Overall ASR | 30.0% | 30.0% | 0.0 pp |');
+    expect(noisy).toContain('| Risk score (0–10) | 8.3 | 8.3 | 0.0 |');
+    expect(noisy).toBe(await markdownOf(0.3, 8.3));
+  });
+
   it('keep one decimal when a side is unknown or the figure is one-sided', async () => {
     const model = modelWith({
       riskScore: { key: 'risk_score', before: null, after: 8.06, delta: null, presence: 'both' },
