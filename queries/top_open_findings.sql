@@ -5,8 +5,8 @@
 --   goal_category, goal, assessment_name, attack_run_id, finding_status, finding_type, triage_notes,
 --   warned_slices (the finding's assessment slices an analytics warning flags; top-finding text from a
 --   flagged top_findings slice is not used).
--- exclusions: findings triaged false_positive or remediated, per the newest FindingDetail seen (view
---   finding_triage); findings of an assessment whose attack_runs or severity_breakdown slice is flagged
+-- exclusions: findings triaged false_positive or remediated, per the snapshot's own FindingDetail
+--   (view snapshot_finding_triage); findings of an assessment whose attack_runs or severity_breakdown slice is flagged
 --   by an analytics warning (not counted in any figure). The 100 most severe.
 SELECT
   org,

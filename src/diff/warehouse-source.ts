@@ -69,9 +69,7 @@ export async function readFindingRecords(
          AND a.analyzed
      ),
      detail AS (
-       SELECT attack_run_id, severity, finding_status FROM findings
-       WHERE snapshot_id = $1 AND origin = 'finding_detail' AND attack_run_id IS NOT NULL
-       QUALIFY row_number() OVER (PARTITION BY attack_run_id ORDER BY updated_at DESC NULLS LAST, ordinal DESC) = 1
+       SELECT attack_run_id, severity, finding_status FROM snapshot_finding_triage WHERE snapshot_id = $1
      ),
      top AS (
        SELECT attack_run_id, severity FROM findings

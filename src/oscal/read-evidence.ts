@@ -1,8 +1,9 @@
 /**
  * What an OSCAL export of one project and snapshot needs, read from the warehouse (never the
  * snapshot directory, so an export can be made again later): the snapshot, its findings with their
- * current triage and risk acceptance (the metrics layer's metric_findings), the trials behind each
- * finding, the compliance categories' states, and the sha256 of every snapshot file cited.
+ * triage and risk acceptance as the snapshot holds them (the metrics layer's metric_findings), the
+ * trials behind each finding, the compliance categories' states, and the sha256 of every snapshot file
+ * cited.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows } from '../diff/warehouse-source.js';

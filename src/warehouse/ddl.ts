@@ -180,7 +180,7 @@ const MIGRATIONS: readonly Migration[] = [
   {
     version: 15,
     description:
-      "a snapshot's figures read the triage and risk acceptances it knew (finding_triage_history: those fetched or journaled by its fetch time), so loading a newer snapshot or journal no longer changes an older snapshot's figures and reports; tables unchanged, views recreated",
+      "a snapshot's figures read the triage and dated risk acceptances its own files hold (snapshot_finding_triage, snapshot_risk_acceptances), so loading another snapshot or a journal never changes them; tables unchanged, views recreated",
     statements: () => [],
   },
 ];

@@ -29,7 +29,6 @@
  */
 import { FRAMEWORKS } from '../taxonomy/frameworks.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
-import { knownBy } from './triage-history.js';
 
 /** Trials a category (or a goal category's ASR) needs before it is evidence (unified with compliance). */
 export const MIN_TRIALS_FOR_EVIDENCE = 10;
@@ -108,37 +107,25 @@ LEFT JOIN runs r ON r.snapshot_id = a.snapshot_id AND r.project_key = a.project_
 
 /**
  * One row per finding (attack run) of an analyzed assessment, with its triage state and dated risk
- * acceptance as that snapshot knew them (triage-history.ts: from a snapshot fetched no later, or a
- * journal line written no later), so loading newer data never changes it. A finding
- * whose status is accepted_risk with a dated acceptance (risk_acceptances, from the triage journal)
- * is `accepted` (not open) until the acceptance expires, judged at the snapshot's fetch time so the
- * same snapshot always reads the same; from then on it is `expired` and open again, its status shown
- * as open. An accepted_risk without a dated acceptance stays open, as before acceptances had dates.
+ * acceptance as its snapshot holds them (snapshot-triage.ts: the snapshot's own findings/ and
+ * triage/acceptances.json), so loading other data never changes it. A finding whose status is
+ * accepted_risk with a dated acceptance is `accepted` (not open) until the acceptance expires, judged
+ * at the snapshot's fetch time so the same snapshot always reads the same; from then on it is
+ * `expired` and open again, its status shown as open. An accepted_risk without a dated acceptance
+ * stays open, as before acceptances had dates.
  */
 const METRIC_FINDINGS = `
 CREATE OR REPLACE VIEW metric_findings AS
-WITH acceptances AS (
-  SELECT lower(a.attack_run_id) AS attack_run_id,
-         list({'known_at': coalesce(src.fetched_at, a.accepted_at), 'accepted_by': a.accepted_by,
-               'reason': a.reason, 'accepted_until': a.accepted_until, 'expires_at': a.expires_at,
-               'accepted_at': a.accepted_at}
-              ORDER BY a.accepted_at DESC NULLS LAST, a.origin DESC, a.snapshot_id DESC NULLS LAST, a.ordinal DESC) AS states
-  FROM risk_acceptances a LEFT JOIN snapshots src ON src.snapshot_id = a.snapshot_id
-  WHERE a.attack_run_id IS NOT NULL
-  GROUP BY ALL
-), known AS (
-  SELECT r.*, s.fetched_at, ${knownBy('h', 's.fetched_at')} AS t,
-         ${knownBy('a', 's.fetched_at')} AS acc
+WITH judged AS (
+  SELECT r.*, t.finding_status AS triage_status, t.severity AS triage_severity,
+         acc.accepted_by, acc.reason AS acceptance_reason, acc.accepted_until, acc.expires_at, acc.accepted_at,
+         CASE WHEN acc.attack_run_id IS NULL THEN NULL
+              WHEN s.fetched_at >= acc.expires_at THEN 'expired' ELSE 'accepted' END AS acceptance_state
   FROM attack_runs r
   JOIN snapshots s ON s.snapshot_id = r.snapshot_id
-  LEFT JOIN finding_triage_history h ON h.attack_run_id = r.attack_run_id
-  LEFT JOIN acceptances a ON a.attack_run_id = lower(r.attack_run_id)
-), judged AS (
-  SELECT r.* EXCLUDE (fetched_at, t, acc), r.t.finding_status AS triage_status, r.t.severity AS triage_severity,
-         acc.accepted_by, acc.reason AS acceptance_reason, acc.accepted_until, acc.expires_at, acc.accepted_at,
-         CASE WHEN acc IS NULL THEN NULL
-              WHEN r.fetched_at >= acc.expires_at THEN 'expired' ELSE 'accepted' END AS acceptance_state
-  FROM (SELECT * EXCLUDE (acc), CASE WHEN t.finding_status = 'accepted_risk' THEN acc END AS acc FROM known) r
+  LEFT JOIN snapshot_finding_triage t ON t.snapshot_id = r.snapshot_id AND t.attack_run_id = r.attack_run_id
+  LEFT JOIN snapshot_risk_acceptances acc ON acc.snapshot_id = r.snapshot_id
+    AND acc.attack_run_id = lower(r.attack_run_id) AND t.finding_status = 'accepted_risk'
 )
 SELECT r.snapshot_id, m.org, m.workspace, r.project_id, r.project_key, r.assessment_id, m.assessment_name,
        r.attack_run_id, r.attack_name, r.goal, r.goal_category, r.best_score,
@@ -713,7 +700,7 @@ export function narrowedLatestMetricViews(catalog: string, snapshotIds: readonly
   });
 }
 
-/** The metrics layer's statements, in dependency order (after latest_project_snapshots and finding_triage). */
+/** The metrics layer's statements, in dependency order (after latest_project_snapshots and the snapshot triage views). */
 export function metricViewStatements(): string[] {
   return [
     COMPLIANCE_STATE_MACRO,

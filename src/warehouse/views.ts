@@ -2,7 +2,7 @@
  * The views every query and report uses. `latest_<table>` keeps, for each project, the rows of the
  * newest snapshot that holds the project's summary (newest by fetched_at, then snapshot id); for
  * `findings` that view is `latest_finding_rows` (every origin's row), and `latest_findings` is one row
- * per finding with its current triage status.
+ * per finding with its triage status as its snapshot holds it.
  *
  * analytics_warnings are honoured upstream: a flagged slice is never written to the clean tables (its
  * raw value sits in analytics_warnings.raw_value), so these views cannot aggregate it. What they add is
@@ -11,7 +11,7 @@
 import { MESSAGE_PARTS, RELATIONS, sqlType, TRIAL_TOOL_CALLS, TRIALS, type TableDef } from './schema.js';
 import { SOURCE_KEYS, sourceKeyType, TRIAL_CONTEXT_COLUMNS } from './schema-trials.js';
 import { keyOf, typedFromJson } from './trial-columns.js';
-import { FINDING_TRIAGE_HISTORY } from './triage-history.js';
+import { SNAPSHOT_FINDING_TRIAGE, SNAPSHOT_RISK_ACCEPTANCES } from './snapshot-triage.js';
 import { quoteIdent } from './sql.js';
 import { findingViewStatements } from './finding-views.js';
 import { metricViewStatements } from './metric-views.js';
@@ -161,7 +161,8 @@ export function viewStatements(): string[] {
     ANALYTICS_EXCLUSIONS,
     LATEST_ANALYTICS_EXCLUSIONS,
     FINDING_TRIAGE,
-    FINDING_TRIAGE_HISTORY,
+    SNAPSHOT_FINDING_TRIAGE,
+    SNAPSHOT_RISK_ACCEPTANCES,
     ...metricViewStatements(),
     ...findingViewStatements(),
   ];

@@ -1,7 +1,7 @@
 /**
- * A snapshot's figures are those of its time: loading a newer snapshot (whose findings/ carry triage
- * made since, and whose triage/acceptances.json dated acceptances) changes no figure of an older
- * snapshot, so a report attached to an audit re-renders as it was. Found by a user: the first
+ * A snapshot's figures are a function of its files: loading a newer snapshot (whose findings/ carry
+ * triage made since) changes no figure of an older snapshot, in either load order, so a report
+ * attached to an audit re-renders as it was. Found by a user: the first
  * snapshot's findings_open dropped from 32 to 31 once a second snapshot, taken after a finding was
  * marked a false positive, was loaded.
  */

@@ -8,7 +8,12 @@
  * Session 4 changed only their chart captions (sample sizes named) and added the named query
  * @expiring_acceptances (empty here: the fixtures hold no dated acceptance). Session 8 filled the
  * assessment_id of assessment top findings in relation-findings.json (it was NULL; checked: the only
- * change, each id the assessment of the finding's attack run).
+ * change, each id the assessment of the finding's attack run). Session 13 made a snapshot's figures a
+ * function of its own files: support-agent's newest snapshot here ("fourth", a copy of the first
+ * fixture) no longer takes finding f…3001's triage (accepted_risk, severity high, notes) from the
+ * second and third snapshots' findings/, which it does not hold; so that finding reads critical (its
+ * score) and open in executive-support-agent.md, query-top_open_findings.json and
+ * relation-latest_findings.json (checked: the only change in the three files).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';

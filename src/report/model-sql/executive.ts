@@ -23,7 +23,6 @@ import {
 import { readGoalAsr, readRiskByDomain } from '../../metrics/read-domains-goals.js';
 import { figureScope } from './metrics.js';
 import { quoteLiteral } from '../../warehouse/sql.js';
-import { knownBy } from '../../warehouse/triage-history.js';
 import { isoTimestamp, json, num, queryRows, str, strings } from './query.js';
 import type { ProjectScope } from './scope.js';
 
@@ -68,21 +67,18 @@ export function severityCounts(row: Record<string, unknown> | undefined): Severi
   };
 }
 
-/** A finding's triage as the report's snapshot knew it (the figures' own: metric_findings). */
-const TRIAGE = `(${knownBy('h', 's.fetched_at')})`;
-
 async function topFindings(conn: DuckDBConnection, scope: ProjectScope): Promise<TopFinding[]> {
   const rows = await queryRows(
     conn,
     `SELECT f.rank, f.severity, f.attack_name, f.goal_category, f.score, f.assessment_name, f.goal, f.candidate,
-            f.response, coalesce(${TRIAGE}.notes, f.notes) AS notes,
+            f.response, coalesce(t.notes, f.notes) AS notes,
             -- A dated risk acceptance as the metrics layer judges it at this snapshot's time.
             CASE m.acceptance_state
               WHEN 'accepted' THEN 'accepted_risk until ' || m.accepted_until
               WHEN 'expired' THEN 'open (acceptance ended ' || m.accepted_until || ')'
-              ELSE coalesce(${TRIAGE}.finding_status, f.finding_status) END AS triage_status
-     FROM findings f JOIN snapshots s ON s.snapshot_id = f.snapshot_id
-     LEFT JOIN finding_triage_history h ON h.attack_run_id = f.attack_run_id
+              ELSE coalesce(t.finding_status, f.finding_status) END AS triage_status
+     FROM findings f
+     LEFT JOIN snapshot_finding_triage t ON t.snapshot_id = f.snapshot_id AND t.attack_run_id = f.attack_run_id
      LEFT JOIN metric_findings m ON m.snapshot_id = f.snapshot_id AND m.attack_run_id = f.attack_run_id
      WHERE f.snapshot_id = $1 AND f.project_key = $2 AND f.origin = 'project_top_finding'
        AND NOT EXISTS (SELECT 1 FROM analytics_warnings w WHERE w.snapshot_id = f.snapshot_id
