@@ -85,8 +85,9 @@ export interface LoadOptions {
    * Aborting stops the load at once (the running DuckDB statement is interrupted) or at its next
    * step: the snapshot being loaded is rolled back, the ones committed before it stay, the database
    * is closed as after any failed load (a first load's temp file removed, or published when it
-   * holds committed snapshots) and a LoadInterruptedError is thrown. A load that has finished
-   * returns normally.
+   * holds committed snapshots) and a LoadInterruptedError is thrown. A snapshot counts as done from
+   * its commit on: an abort after it never reports it rolled back. A load that has finished (its
+   * last snapshot committed, no journal left to load) returns normally.
    */
   signal?: AbortSignal;
 }
@@ -145,15 +146,24 @@ export class LoadInterruptedError extends CliError {
   override readonly name = 'LoadInterruptedError';
   constructor(
     signal: AbortSignal,
-    /** Snapshots loaded, or found already loaded, before the load stopped. */
+    /** Snapshots committed, or found already loaded, before the load stopped. */
     readonly done: readonly SnapshotLoadResult[],
     total: number,
+    /** Whether a triage journal was still to load (it is loaded after every snapshot). */
+    journal = false,
   ) {
     const loaded = done.filter((s) => s.outcome === 'loaded').length;
     const kept = loaded > 0 ? ` (${loaded} newly loaded, kept)` : '';
+    const again = ' Run the same load again to finish it (loaded snapshots are skipped).';
+    // Every snapshot done: only the journal can have been in progress (its load is one transaction).
+    const rest =
+      done.length < total
+        ? `what was in progress was rolled back.${again}`
+        : journal
+          ? `the triage journal was not loaded.${again}`
+          : 'nothing else was left to load.';
     super(
-      `${interruptionText(signal)} during the load: ${done.length} of ${total} snapshot(s) done${kept}; ` +
-        'what was in progress was rolled back. Run the same load again to finish it (loaded snapshots are skipped).',
+      `${interruptionText(signal)} during the load: ${done.length} of ${total} snapshot(s) done${kept}; ${rest}`,
       abortExitCode(signal),
       { cause: signal.reason },
     );
@@ -197,12 +207,14 @@ export async function loadSnapshots(
   dirs: readonly string[],
   options: LoadOptions = {},
 ): Promise<LoadResult> {
-  // Each snapshot's result as it commits: what an interrupted load reports as kept.
+  // Each snapshot's result as soon as it commits (or is found loaded): what an interrupted load
+  // reports as kept, and what makes a first load's database worth publishing.
   const snapshots: SnapshotLoadResult[] = [];
   try {
     return await loadSnapshotsInto(dbPath, dirs, withStopChecks(options), snapshots);
   } catch (error) {
-    if (options.signal?.aborted) throw new LoadInterruptedError(options.signal, [...snapshots], dirs.length);
+    if (options.signal?.aborted)
+      throw new LoadInterruptedError(options.signal, [...snapshots], dirs.length, Boolean(options.journal));
     throw error;
   }
 }
@@ -245,8 +257,8 @@ async function loadSnapshotsInto(
 /**
  * `options` whose progress events also check LoadOptions.signal: the load's steps report progress
  * often (each table, each batch of trial files), so an abort that finds no DuckDB statement running
- * stops the load at its next step, rolled back like any failure in it. Not after a commit: that
- * snapshot is done, and the next one checks before it starts.
+ * stops the load at its next step, rolled back like any failure in it. Not once a snapshot is in the
+ * database (committed, or found already loaded): it is done, and the next one checks before it starts.
  */
 function withStopChecks(options: LoadOptions): LoadOptions {
   const { signal, onProgress } = options;
@@ -255,7 +267,7 @@ function withStopChecks(options: LoadOptions): LoadOptions {
     ...options,
     onProgress: (event) => {
       onProgress?.(event);
-      if (event.type !== 'committed') signal.throwIfAborted();
+      if (event.type !== 'committed' && event.type !== 'already_loaded') signal.throwIfAborted();
     },
   };
 }
@@ -337,7 +349,7 @@ async function upgradeOpened(
 /**
  * Loads into an open warehouse and closes it, checkpointed (a new database's file is then complete
  * on its own). `snapshots` collects each snapshot's result as it commits: the caller may need them
- * when a later snapshot fails.
+ * when a later snapshot fails, or the load is stopped after a commit.
  */
 async function loadInto(
   warehouse: Warehouse,
@@ -352,9 +364,11 @@ async function loadInto(
       await ensureSchema(warehouse.conn, options.now);
       for (const dir of dirs) {
         signal?.throwIfAborted();
-        snapshots.push(await loadOneSnapshot(warehouse.conn, path.resolve(dir), options));
+        await loadOneSnapshot(warehouse.conn, path.resolve(dir), options, (done) => snapshots.push(done));
       }
-      signal?.throwIfAborted();
+      // Stopped after the last snapshot's commit: the load is stopped only if a journal is left to load
+      // (else it has finished, and returns as such: the caller sees the signal aborted).
+      if (journal) signal?.throwIfAborted();
       const journalResult = journal ? await loadJournalInto(warehouse.conn, journal) : null;
       return { snapshots, journal: journalResult };
     });
@@ -364,11 +378,15 @@ async function loadInto(
   }
 }
 
+/** Told a snapshot's result once it is in the database: committed now, or found already loaded. */
+type Settled = (result: SnapshotLoadResult) => void;
+
 async function loadOneSnapshot(
   conn: DuckDBConnection,
   dir: string,
   options: LoadOptions,
-): Promise<SnapshotLoadResult> {
+  settled: Settled,
+): Promise<void> {
   // Trial files DuckDB refuses although they are valid JSON (lone surrogates) are rewritten and the
   // snapshot loaded again: the fast path stays as it is for every other file. Bounded: each retry
   // repairs at least one more file, or the error stands.
@@ -376,13 +394,20 @@ async function loadOneSnapshot(
   // loaded again on one, which needs far less (trial-loader.ts). Bounded: once.
   const repairs = new TrialFileRepairs();
   let wholeFileThreads = WHOLE_FILE_THREADS;
+  let inDatabase = false;
+  const settle: Settled = (result) => {
+    inDatabase = true;
+    settled(result);
+  };
   try {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await stageVerifyAndLoad(conn, dir, options, repairs, attempt === 0, wholeFileThreads);
+        await stageVerifyAndLoad(conn, dir, options, repairs, attempt === 0, wholeFileThreads, settle);
+        return;
       } catch (error) {
-        // An interrupted statement is no reason to load again.
+        // An interrupted statement is no reason to load again, nor is a failure after the commit.
         options.signal?.throwIfAborted();
+        if (inDatabase) throw error;
         if (error instanceof LoadMemoryError && wholeFileThreads > 1) {
           wholeFileThreads = 1;
           options.onProgress?.({ type: 'retry_one_thread', dir, message: error.message });
@@ -425,7 +450,8 @@ async function stageVerifyAndLoad(
   repairs: TrialFileRepairs,
   firstAttempt: boolean,
   wholeFileThreads: number,
-): Promise<SnapshotLoadResult> {
+  settle: Settled,
+): Promise<void> {
   // Staging the trials (DuckDB threads) overlaps with hashing the files (verify) when the snapshot is
   // new: optimistically, as if every file verifies. Nothing is written until verification passed;
   // if it did not, the stage is rebuilt from the files that did.
@@ -451,10 +477,25 @@ async function stageVerifyAndLoad(
       )
     : Promise.resolve({ error: null, notStaged: true });
   try {
-    return await verifyAndLoad(conn, dir, options, staging, repairs, verify, wholeFileThreads);
+    await verifyAndLoad(conn, dir, options, staging, repairs, verify, wholeFileThreads, settle);
   } finally {
     await staging;
-    await dropTrialStage(conn);
+    // Stopped, the load ends here and closing the connection drops the temp tables: an interrupted
+    // DROP must not turn a snapshot committed just before into a failed one.
+    await stoppable(options.signal, () => dropTrialStage(conn), undefined);
+  }
+}
+
+/**
+ * `work` done after a commit, or on the way out: an abort interrupting it (the load is stopping)
+ * gives `stopped` instead of an error, so what was committed stays reported as committed.
+ */
+async function stoppable<T>(signal: AbortSignal | undefined, work: () => Promise<T>, stopped: T): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (signal?.aborted) return stopped;
+    throw error;
   }
 }
 
@@ -475,7 +516,8 @@ async function verifyAndLoad(
   repairs: TrialFileRepairs,
   verify: () => Promise<VerifyResult>,
   wholeFileThreads: number,
-): Promise<SnapshotLoadResult> {
+  settle: Settled,
+): Promise<void> {
   const progress = options.onProgress ?? (() => undefined);
   const verification = await verify();
   const stageFailure = await staging;
@@ -497,8 +539,9 @@ async function verifyAndLoad(
   const base = { dir, snapshotId, status: manifest.status, verified: verification.ok };
   if (existingRoot !== undefined) {
     if (existingRoot === manifest.root_sha256) {
+      settle({ ...base, outcome: 'already_loaded', rows: {}, warnings: 0, firstWarnings: [] });
       progress({ type: 'already_loaded', dir, snapshotId });
-      return { ...base, outcome: 'already_loaded', rows: {}, warnings: 0, firstWarnings: [] };
+      return;
     }
     throw new SnapshotRefusedError(
       `Snapshot ${snapshotId} is already loaded with root hash ${existingRoot}, but ${dir} has root hash ${manifest.root_sha256}: two different snapshots share one id. Nothing was loaded; load it into another database.`,
@@ -525,10 +568,18 @@ async function verifyAndLoad(
     await recordVerified(conn, verification.hashed);
     return loaded;
   });
+  // Done from here on, whatever stops the load now: an interrupted load counts it as kept (and a
+  // first load's database holding it is published).
+  const loaded: SnapshotLoadResult = { ...base, outcome: 'loaded', rows, warnings, firstWarnings: [] };
+  settle(loaded);
   progress({ type: 'committed', snapshotId });
-  const firstWarnings =
-    warnings > 0 ? await firstLoadWarnings(conn, snapshotId, options.warningsShown ?? 0) : [];
-  return { ...base, outcome: 'loaded', rows, warnings, firstWarnings };
+  // Read after the commit: stopped meanwhile, the load shows none of them (all are in load_warnings).
+  if (warnings > 0)
+    loaded.firstWarnings = await stoppable(
+      options.signal,
+      () => firstLoadWarnings(conn, snapshotId, options.warningsShown ?? 0),
+      [],
+    );
 }
 
 /**

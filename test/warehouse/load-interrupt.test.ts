@@ -14,7 +14,7 @@ import { recordingIO } from '../../src/cli/io.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { spawnCli, type CliRun } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
-import { copyDatabase, FIXTURES, tableCounts } from './helpers.js';
+import { copyDatabase, FIXTURES, rows, tableCounts } from './helpers.js';
 
 /**
  * Where the signal is sent: once stderr shows `afterLine`, plus `delayMs`. Counted from a line, not
@@ -186,5 +186,77 @@ describe('load interrupted by SIGINT/SIGTERM', () => {
     await Promise.all(stopped.map((one, i) => checkStopped(one, points[i]![1], firstOnly)));
     expect(stopped[0]!.signalled, stopped[0]!.where).toBe(true);
     expect(stopped[0]!.run.stderr, stopped[0]!.where).toContain('during the load: 0 of 1 snapshot(s) done;');
+  });
+});
+
+/** A snapshot whose load has warnings: after its commit the load still reads the first ones. */
+const WARNED_ID = path.basename(FIXTURES.partial);
+
+/** Snapshot ids in the database. */
+async function loadedIds(db: string): Promise<string[]> {
+  return (await rows(db, 'SELECT snapshot_id FROM snapshots ORDER BY snapshot_id')).map((r) =>
+    String(r.snapshot_id),
+  );
+}
+
+/**
+ * A load stopped right after a snapshot's commit: its one line never calls a committed snapshot rolled
+ * back, its count of snapshots kept is what the database holds, and the database (a first load's too)
+ * is kept with it; loading again finishes the load.
+ */
+async function checkStoppedAfterCommit(
+  stopped: Stopped,
+  signal: NodeJS.Signals,
+  dirs: readonly string[],
+  before: readonly string[],
+): Promise<void> {
+  const { run, where } = stopped;
+  // Published (a first load) or kept, with nothing beside it.
+  expect(await readdir(stopped.dir), where).toEqual(['airt.duckdb']);
+  const ids = await loadedIds(stopped.db);
+  expect(ids, where).toContain(WARNED_ID);
+  for (const id of before) expect(ids, where).toContain(id);
+  const newlyLoaded = ids.length - before.length;
+  if (run.code === 0 || (run.signal === signal && !run.stderr.includes('Interrupted by'))) {
+    // Ended on its own before the signal could stop it.
+    expect(newlyLoaded, where).toBe(dirs.length);
+  } else {
+    expect(run.signal, where).toBeNull();
+    expect(run.code, where).toBe(signal === 'SIGINT' ? 130 : 143);
+    expect(run.stderr.match(/Interrupted by/g), where).toHaveLength(1);
+    const during = new RegExp(
+      `^airt-report: Interrupted by ${signal} during the load: (\\d) of ${dirs.length} snapshot\\(s\\) done \\((\\d) newly loaded, kept\\); what was in progress was rolled back\\.`,
+      'm',
+    ).exec(run.stderr);
+    if (during) {
+      expect(Number(during[1]), where).toBeLessThan(dirs.length);
+      expect(Number(during[2]), where).toBe(newlyLoaded);
+    } else {
+      // Stopped once every snapshot had committed: the load had finished.
+      expect(run.stderr, where).toContain(
+        `airt-report: Interrupted by ${signal} after the load had finished: every snapshot named is loaded.`,
+      );
+      expect(newlyLoaded, where).toBe(dirs.length);
+    }
+  }
+  const io = recordingIO();
+  const code = await main(['load', ...dirs, '--db', stopped.db, '--quiet'], io);
+  expect(code, `${where}\nre-run:\n${io.err.join('')}`).toBe(0);
+  expect((await loadedIds(stopped.db)).length, where).toBe(before.length + dirs.length);
+}
+
+describe('load interrupted right after a commit', () => {
+  it('counts the committed snapshot as kept and keeps it: a first load of one or two snapshots, and an existing database', async () => {
+    const committed = { afterLine: new RegExp(`^ {2}committed ${WARNED_ID}$`, 'm') };
+    const cases: [string, readonly string[], NodeJS.Signals, string | undefined, string[]][] = [
+      ['commit-only', [FIXTURES.partial], 'SIGINT', undefined, []],
+      ['commit-first-of-two', [FIXTURES.partial, FIXTURES.first], 'SIGTERM', undefined, []],
+      ['commit-existing', [FIXTURES.partial, FIXTURES.second], 'SIGINT', firstLoaded, [FIRST_ID]],
+    ];
+    const stopped = await Promise.all(
+      cases.map(([name, dirs, signal, existing]) => stoppedLoad(name, dirs, signal, committed, existing)),
+    );
+    for (const [i, [, dirs, signal, , before]] of cases.entries())
+      await checkStoppedAfterCommit(stopped[i]!, signal, dirs, before);
   });
 });
