@@ -89,7 +89,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** The hidden staging directory an export writes into, once it exists. */
 async function stagingIn(out: string): Promise<string | undefined> {
   const names = await readdir(out).catch(() => [] as string[]);
-  const staging = names.find((n) => n.startsWith('.'));
+  // Not its lock (.airt-export.lock), which it takes first.
+  const staging = names.find((n) => n.startsWith('.export.tmp-'));
   return staging === undefined ? undefined : path.join(out, staging);
 }
 

@@ -4,7 +4,7 @@
  * into the same DIR, it adds the new snapshots' partitions only.
  */
 import path from 'node:path';
-import { abortExitCode, CliError, EXIT, interruptionText } from '../../errors.js';
+import { abortExitCode, CliError, EXIT, interruptionText, STOP_SIGNALS } from '../../errors.js';
 import { defineCommand } from '../command.js';
 
 interface ExportArgs {
@@ -24,9 +24,11 @@ export const exportCommand = defineCommand<ExportArgs>({
     }),
   async run(args, io) {
     const { exportParquet } = await import('../../warehouse/export.js');
-    // Ctrl-C/SIGTERM (io.signal) stops it before it publishes, leaving --out as it was (exit 130/143).
+    // Ctrl-C/SIGTERM (io.signal) stops it before it publishes, leaving --out as it was (exit 130/143);
+    // while it publishes, no stop signal stops or kills it (the renames are always finished).
     const result = await exportParquet(path.resolve(io.cwd, args.db), path.resolve(io.cwd, args.out), {
       signal: io.signal,
+      whilePublishing: holdStopSignals,
     });
     const lines = result.tables.map((t) =>
       t.rows === 0
@@ -45,3 +47,18 @@ export const exportCommand = defineCommand<ExportArgs>({
     return EXIT.ok;
   },
 });
+
+/**
+ * Keeps SIGINT and SIGTERM from killing the process until the returned function is called. The CLI
+ * stops on the first one through io.signal (its listener is `once`); a second one would find no
+ * listener and kill the process at once. An export publishing its directories (renames only, quick)
+ * would be left half-published: while it publishes, both are received and ignored (the first one has
+ * aborted io.signal, which the command reports once publishing is done).
+ */
+export function holdStopSignals(): () => void {
+  const ignore = (): void => undefined;
+  for (const name of STOP_SIGNALS) process.on(name, ignore);
+  return () => {
+    for (const name of STOP_SIGNALS) process.off(name, ignore);
+  };
+}
