@@ -67,19 +67,11 @@ export async function readFindingRecords(
          ON a.snapshot_id = r.snapshot_id AND a.project_key = r.project_key AND a.assessment_id = r.assessment_id
        WHERE r.snapshot_id = $1 AND (r.project_key = $2 OR ($3::VARCHAR IS NOT NULL AND r.project_id = $3))
          AND a.analyzed
-     ),
-     detail AS (
-       SELECT attack_run_id, severity, finding_status FROM snapshot_finding_triage WHERE snapshot_id = $1
-     ),
-     top AS (
-       SELECT attack_run_id, severity FROM findings
-       WHERE snapshot_id = $1 AND origin = 'assessment_top_finding' AND attack_run_id IS NOT NULL
-       QUALIFY row_number() OVER (PARTITION BY attack_run_id ORDER BY ordinal) = 1
      )
-     SELECT runs.*, detail.severity AS detail_severity, detail.finding_status, top.severity AS top_severity,
-            mf.acceptance_state
-     FROM runs LEFT JOIN detail USING (attack_run_id) LEFT JOIN top USING (attack_run_id)
-     LEFT JOIN metric_findings mf ON mf.snapshot_id = $1 AND mf.attack_run_id = runs.attack_run_id
+     -- Severity and triage status as every figure reads them (metric_findings: the snapshot's own
+     -- triage, else the score's band), so the diff and the gates over it agree with the reports.
+     SELECT runs.*, mf.severity, mf.finding_status, mf.acceptance_state
+     FROM runs LEFT JOIN metric_findings mf ON mf.snapshot_id = $1 AND mf.attack_run_id = runs.attack_run_id
      ORDER BY runs.attack_run_id`,
     projectParams(snapshotId, project),
   );
@@ -92,15 +84,10 @@ export async function readFindingRecords(
       attack_name: text(row.attack_name) ?? '',
       goal_category: text(row.goal_category),
       goal: text(row.goal) ?? '',
-      severity: text(row.detail_severity) ?? text(row.top_severity) ?? severityFromScore(score),
+      severity: text(row.severity) ?? severityFromScore(score),
       score,
-      // The metrics layer judges a dated acceptance at this snapshot's time (metric_findings).
-      finding_status:
-        row.acceptance_state === 'expired'
-          ? 'open'
-          : row.acceptance_state === 'accepted'
-            ? 'accepted_risk'
-            : text(row.finding_status),
+      // The metrics layer judges a dated acceptance at this snapshot's time (an expired one reads open).
+      finding_status: text(row.finding_status),
       ...(row.acceptance_state === 'accepted' || row.acceptance_state === 'expired'
         ? { acceptance_state: row.acceptance_state }
         : {}),
