@@ -4,8 +4,6 @@
  * that gives the snapshot a few files), a failed report, a partial snapshot: none of them moves it.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
@@ -16,6 +14,7 @@ import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import type { RunSummary } from '../../src/pipeline/run-summary.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
+import { deadBaseUrl } from '../helpers/dead-base-url.js';
 
 // Six assessments: the smallest world whose first project has a completed assessment that epoch 1
 // re-scores to critical (the simulator's regression role). A running assessment that finishes is a new
@@ -31,15 +30,6 @@ async function simulator(options: Parameters<typeof startSimulator>[0] = {}): Pr
   const sim = await startSimulator({ projects: 2, scale: SCALE, ...options });
   simulators.push(sim);
   return sim;
-}
-
-/** A loopback address where nothing listens: a port the OS just handed out and took back. */
-async function deadBaseUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-  return `http://127.0.0.1:${port}`;
 }
 
 function connection(sim: RunningSimulator, baseUrl = sim.url): Record<string, string> {

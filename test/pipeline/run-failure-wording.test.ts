@@ -4,8 +4,6 @@
  * the base URL by its config key, `connection.base_url`, and only once.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordingIO } from '../../src/cli/io.js';
@@ -16,7 +14,9 @@ import type { RunSummary } from '../../src/pipeline/run-summary.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import type { Manifest } from '../../src/snapshot/manifest.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
+import { startProxy } from '../snapshot/fixtures.js';
 import { writeFixtureSnapshot } from './snapshot-dir-fixture.js';
+import { deadBaseUrl } from '../helpers/dead-base-url.js';
 
 const SCALE = { assessmentsPerProject: 3, attacksPerAssessment: 3, trialsPerAttack: 4, evaluationJobs: 20 };
 const closers: (() => Promise<void>)[] = [];
@@ -25,62 +25,19 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
+/** A proxy in front of `target` that drops the connection of every trial-list request. */
+async function resettingProxy(target: string): Promise<string> {
+  const proxy = await startProxy(target, {
+    reset: (pathAndQuery) => pathAndQuery.includes('/traces/trials'),
+  });
+  closers.push(() => proxy.close());
+  return proxy.url;
+}
+
 async function simulator(): Promise<RunningSimulator> {
   const sim = await startSimulator({ projects: 2, scale: SCALE });
   closers.push(() => sim.close());
   return sim;
-}
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** A loopback proxy in front of `target` that drops the connection of chosen requests, unanswered. */
-async function startResettingProxy(
-  target: string,
-  reset: (pathAndQuery: string) => boolean,
-): Promise<string> {
-  const upstream = new URL(target);
-  const server = createServer((req, res) => {
-    const pathAndQuery = req.url ?? '/';
-    if (reset(pathAndQuery)) {
-      req.socket.destroy();
-      return;
-    }
-    const forward = httpRequest(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: pathAndQuery,
-        headers: { ...req.headers, host: upstream.host, 'accept-encoding': 'identity' },
-      },
-      (upstreamRes) => {
-        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-        upstreamRes.pipe(res);
-      },
-    );
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
-  });
-  const url = await listen(server);
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return url;
-}
-
-/** A loopback address where nothing listens: a port the OS just handed out and took back. */
-async function deadBaseUrl(): Promise<string> {
-  const server = createServer();
-  const url = await listen(server);
-  await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-  return url;
 }
 
 function occurrences(text: string, part: string): number {
@@ -90,7 +47,7 @@ function occurrences(text: string, part: string): number {
 describe('run, on a partial snapshot', () => {
   it("prints the failed requests without the library's option names", async () => {
     const sim = await simulator();
-    const baseUrl = await startResettingProxy(sim.url, (p) => p.includes('/traces/trials'));
+    const baseUrl = await resettingProxy(sim.url);
     const dir = await makeTempDir('airt-run-wording-partial-');
     const config = {
       connection: { base_url: baseUrl, org: sim.org, workspace: sim.workspace },

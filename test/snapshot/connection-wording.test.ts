@@ -3,7 +3,6 @@
  * library names its option (`options.baseUrl`), the CLI its flag and variable (`--base-url /
  * AIRT_BASE_URL`), a run its config key (`connection.base_url`). Only a closed loopback port is used.
  */
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recordingIO } from '../../src/cli/io.js';
@@ -13,21 +12,12 @@ import { runOptionName } from '../../src/pipeline/run-config.js';
 import { stoppedRequestsOf, takeSnapshot } from '../../src/snapshot/take-snapshot.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 import { FAST_RETRY, TOKEN } from './fixtures.js';
-
-/** A loopback port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return address.port;
-}
+import { deadBaseUrl } from '../helpers/dead-base-url.js';
 
 describe('a snapshot of a service that does not answer', () => {
   it('names the library option in the library, and the caller can word it its own way', async () => {
     const error = await takeSnapshot({
-      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      baseUrl: await deadBaseUrl(),
       org: 'acme',
       workspace: 'main',
       token: TOKEN,
@@ -55,7 +45,7 @@ describe('a snapshot of a service that does not answer', () => {
   it('names --base-url / AIRT_BASE_URL in the CLI, never the library option', async () => {
     const out = await makeTempDir('airt-wording-cli-');
     const io = recordingIO({ env: { AIRT_TOKEN: TOKEN }, cwd: out });
-    const args = ['--base-url', `http://127.0.0.1:${await closedPort()}`, '--org', 'acme'];
+    const args = ['--base-url', await deadBaseUrl(), '--org', 'acme'];
     const code = await main(
       ['snapshot', ...args, '--workspace', 'main', '--out', path.join(out, 'snaps'), '--quiet'],
       io,

@@ -59,11 +59,13 @@ export async function listAll(dir: string): Promise<string[]> {
 export interface ProxyBehaviour {
   /** Answer 502 (bad_gateway_error envelope) instead of forwarding: a request that keeps failing. */
   fail?: (pathAndQuery: string) => boolean;
+  /** Drop the connection without an answer: a service that cannot be reached for these requests. */
+  reset?: (pathAndQuery: string) => boolean;
   /** Replace a 200 body (return undefined to keep it): a service whose data changes under us. */
   rewrite?: (pathAndQuery: string, body: string) => string | undefined;
 }
 
-/** A loopback HTTP proxy in front of `target` that fails or rewrites chosen requests. */
+/** A loopback HTTP proxy in front of `target` that drops, fails or rewrites chosen requests. */
 export async function startProxy(
   target: string,
   behaviour: ProxyBehaviour,
@@ -71,6 +73,10 @@ export async function startProxy(
   const upstream = new URL(target);
   const server: Server = createServer((req, res) => {
     const pathAndQuery = req.url ?? '/';
+    if (behaviour.reset?.(pathAndQuery)) {
+      req.socket.destroy();
+      return;
+    }
     if (behaviour.fail?.(pathAndQuery)) {
       res.writeHead(502, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ code: 502, detail: 'upstream down (test proxy)', type: 'bad_gateway_error' }));

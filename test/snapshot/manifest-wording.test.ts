@@ -4,14 +4,12 @@
  * not the CLI's `--base-url`, not a run's `connection.base_url`, but plain words ("the service's base
  * URL"). Live errors keep each caller's wording (test/snapshot/connection-wording.test.ts).
  */
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describedOptionName } from '../../src/errors.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { takeSnapshot } from '../../src/snapshot/take-snapshot.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
-import { FAST_RETRY, readManifestFile, SMALL } from './fixtures.js';
+import { FAST_RETRY, readManifestFile, SMALL, startProxy } from './fixtures.js';
 
 const closers: (() => Promise<void>)[] = [];
 
@@ -19,46 +17,13 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
-/**
- * A loopback proxy in front of `target` that drops the connection of chosen requests without an
- * answer, so the client fails them with a network error (the kind that says to check the base URL).
- */
-async function startResettingProxy(
-  target: string,
-  reset: (pathAndQuery: string) => boolean,
-): Promise<string> {
-  const upstream = new URL(target);
-  const server: Server = createServer((req, res) => {
-    const pathAndQuery = req.url ?? '/';
-    if (reset(pathAndQuery)) {
-      req.socket.destroy();
-      return;
-    }
-    const forward = httpRequest(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: pathAndQuery,
-        headers: { ...req.headers, host: upstream.host, 'accept-encoding': 'identity' },
-      },
-      (upstreamRes) => {
-        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-        upstreamRes.pipe(res);
-      },
-    );
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
+/** A proxy in front of `target` that drops the connection of every trial-list request. */
+async function resettingProxy(target: string): Promise<string> {
+  const proxy = await startProxy(target, {
+    reset: (pathAndQuery) => pathAndQuery.includes('/traces/trials'),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  closers.push(() => proxy.close());
+  return proxy.url;
 }
 
 async function simulator(): Promise<RunningSimulator> {
@@ -85,7 +50,7 @@ describe('describedOptionName', () => {
 describe("a partial snapshot's failed requests", () => {
   it('say what to check in plain words, not as the library spells its options', async () => {
     const sim = await simulator();
-    const baseUrl = await startResettingProxy(sim.url, (p) => p.includes('/traces/trials'));
+    const baseUrl = await resettingProxy(sim.url);
     const result = await takeSnapshot({
       baseUrl,
       org: sim.org,

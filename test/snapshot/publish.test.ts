@@ -6,7 +6,6 @@
  * directory, and verify names a directory that does not exist.
  */
 import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +20,7 @@ import { PUBLISH_STEPS, publishSnapshot, type PublishStep } from '../../src/snap
 import { takeSnapshot, type SnapshotResult } from '../../src/snapshot/take-snapshot.js';
 import { verifySnapshot } from '../../src/snapshot/verify.js';
 import { dataFileHashes, FAST_RETRY, SMALL, TOKEN } from './fixtures.js';
+import { deadBaseUrl } from '../helpers/dead-base-url.js';
 
 let out: string;
 let sim: RunningSimulator;
@@ -204,21 +204,11 @@ describe('a stop signal while publishing', () => {
   );
 });
 
-/** A loopback port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return address.port;
-}
-
 describe('nothing fetched', () => {
   it('leaves no directory when nothing listens at the base URL', async () => {
     const root = path.join(out, 'unreachable');
     const error = await takeSnapshot({
-      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      baseUrl: await deadBaseUrl(),
       org: 'acme',
       workspace: 'main',
       token: TOKEN,
