@@ -8,15 +8,11 @@
  */
 import { cp, mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { asyncBufferFromFile, parquetMetadataAsync } from 'hyparquet';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { recordingIO } from '../../src/cli/io.js';
-import { exportParquet } from '../../src/warehouse/export.js';
-import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { spawnCli, type CliRun } from '../helpers/cli.js';
-import { makeTempDir } from '../helpers/temp-dirs.js';
-import { copyDatabase, FIXTURES } from './helpers.js';
+import { exportFixture, parquetRows } from './export-fixture.js';
 
 /**
  * Where the signal is sent: once the export's hidden staging directory appears in the output
@@ -37,8 +33,7 @@ interface Stopped {
 }
 
 let work: string;
-/** Databases of the first snapshot alone and of both. */
-let dbFirst: string;
+/** A database of both snapshots. */
 let dbBoth: string;
 /** Rows per Parquet file of a clean export of both snapshots. */
 let clean: Record<string, number>;
@@ -48,17 +43,6 @@ let earlier: string;
 /** Every entry under `dir` (relative paths, sorted): files and directories. */
 async function entries(dir: string): Promise<string[]> {
   return (await readdir(dir, { recursive: true })).sort();
-}
-
-/** Rows per Parquet file under `dir`, read by an independent reader (hyparquet). */
-async function parquetRows(dir: string): Promise<Record<string, number>> {
-  const files = (await entries(dir)).filter((f) => f.endsWith('.parquet'));
-  const counted: Record<string, number> = {};
-  for (const file of files) {
-    const metadata = await parquetMetadataAsync(await asyncBufferFromFile(path.join(dir, file)));
-    counted[file] = Number(metadata.num_rows);
-  }
-  return counted;
 }
 
 /** Every entry under `dir` with its inode, size and mtime: what "left exactly as it was" compares. */
@@ -72,16 +56,7 @@ async function fingerprint(dir: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  work = await makeTempDir('airt-export-int-');
-  dbFirst = path.join(work, 'first.duckdb');
-  await loadSnapshots(dbFirst, [FIXTURES.first]);
-  dbBoth = await copyDatabase(dbFirst, path.join(work, 'both.duckdb'));
-  await loadSnapshots(dbBoth, [FIXTURES.second]);
-  const reference = path.join(work, 'clean');
-  await exportParquet(dbBoth, reference);
-  clean = await parquetRows(reference);
-  earlier = path.join(work, 'earlier');
-  await exportParquet(dbFirst, earlier);
+  ({ work, dbBoth, clean, earlier } = await exportFixture('airt-export-int-'));
 });
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

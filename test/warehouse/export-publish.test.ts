@@ -17,7 +17,6 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } f
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { asyncBufferFromFile, parquetMetadataAsync } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../src/errors.js';
 import {
@@ -28,30 +27,16 @@ import {
   publishDirectory,
   type PublishOps,
 } from '../../src/warehouse/export.js';
-import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { spawnCli } from '../helpers/cli.js';
-import { makeTempDir } from '../helpers/temp-dirs.js';
-import { copyDatabase, FIXTURES } from './helpers.js';
+import { exportFixture, parquetRows } from './export-fixture.js';
 
 let work: string;
-/** Databases of the first snapshot alone and of both. */
-let dbFirst: string;
+/** A database of both snapshots. */
 let dbBoth: string;
 /** Rows per Parquet file of a clean export of both snapshots. */
 let clean: Record<string, number>;
 /** An export of the first snapshot alone: the earlier export incremental cases add to. */
 let earlier: string;
-
-/** Rows per Parquet file under `dir` (an independent reader, hyparquet). */
-async function parquetRows(dir: string): Promise<Record<string, number>> {
-  const files = (await readdir(dir, { recursive: true })).filter((f) => f.endsWith('.parquet')).sort();
-  const counted: Record<string, number> = {};
-  for (const file of files) {
-    const metadata = await parquetMetadataAsync(await asyncBufferFromFile(path.join(dir, file)));
-    counted[file] = Number(metadata.num_rows);
-  }
-  return counted;
-}
 
 /** Hidden entries (temp directories, a lock) anywhere under `dir`. */
 async function hidden(dir: string): Promise<string[]> {
@@ -97,16 +82,7 @@ async function untilStaging(out: string): Promise<string> {
 let otherFs: string | undefined;
 
 beforeAll(async () => {
-  work = await makeTempDir('airt-export-publish-');
-  dbFirst = path.join(work, 'first.duckdb');
-  await loadSnapshots(dbFirst, [FIXTURES.first]);
-  dbBoth = await copyDatabase(dbFirst, path.join(work, 'both.duckdb'));
-  await loadSnapshots(dbBoth, [FIXTURES.second]);
-  const reference = path.join(work, 'clean');
-  await exportParquet(dbBoth, reference);
-  clean = await parquetRows(reference);
-  earlier = path.join(work, 'earlier');
-  await exportParquet(dbFirst, earlier);
+  ({ work, dbBoth, clean, earlier } = await exportFixture('airt-export-publish-'));
   // A second file system, when there is one (tmpfs on Linux): a table directory linked there.
   const shm = await stat('/dev/shm').catch(() => null);
   if (shm?.isDirectory() && shm.dev !== (await stat(work)).dev)
