@@ -492,19 +492,13 @@ async function stageRelation(
 
 /**
  * Exports the warehouse into `outDir` (read-only on the database): a new or empty directory, or one
- * an earlier export wrote, which gets the new partitions (see the module comment). The third
- * argument may still be the clock alone.
+ * an earlier export wrote, which gets the new partitions (see the module comment).
  */
 export async function exportParquet(
   dbPath: string,
   outDir: string,
-  options: ExportOptions | (() => Date) = {},
+  { now = () => new Date(), signal, whilePublishing }: ExportOptions = {},
 ): Promise<ExportResult> {
-  const {
-    now = () => new Date(),
-    signal,
-    whilePublishing,
-  } = typeof options === 'function' ? ({ now: options } as ExportOptions) : options;
   const target = path.resolve(outDir);
   requireDatabase(dbPath);
   const warehouse = await openWarehouse(dbPath, { readOnly: true });
