@@ -30,3 +30,23 @@ export function guardStopSignals(signal: AbortSignal | undefined): () => void {
     for (const { name, listener } of listeners) process.off(name, listener);
   };
 }
+
+/**
+ * Runs `work` under the guard, after `load` has imported the module that brings signal-exit in
+ * (through proper-lockfile). The order matters: the guard only works when its listener comes after
+ * signal-exit's, which counts the listeners after it runs; installed first, the first Ctrl-C would
+ * still kill the process and the command could not stop cleanly.
+ */
+export async function withStopGuardAfter<T>(
+  load: () => Promise<unknown>,
+  signal: AbortSignal | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
+  await load();
+  const release = guardStopSignals(signal);
+  try {
+    return await work();
+  } finally {
+    release();
+  }
+}

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { abortExitCode, CliError, EXIT, interruptionText, UsageError } from '../../errors.js';
-import { guardStopSignals } from '../../pipeline/stop-signals.js';
+import { withStopGuardAfter } from '../../pipeline/stop-signals.js';
 import { defineCommand } from '../command.js';
 import type { CliIO } from '../io.js';
 import { journalOptionHelp, journalToRead } from '../../triage/journal-setting.js';
@@ -62,19 +62,14 @@ export const loadCommand = defineCommand<LoadArgs>({
       throw new UsageError(`--lock-timeout must be a number of seconds >= 0, got ${String(lockTimeout)}.`);
     const journal = journalToRead(args.journal, io);
     const db = path.resolve(io.cwd, args.db);
-    // The loader loads proper-lockfile (through the triage journal's format), whose signal-exit kills
-    // the process on the first Ctrl-C once the CLI's own one-shot listener has run: the load would die
-    // silently, leaving its temp database or holder note. The guard leaves the stopping to io.signal
-    // (the loader rolls back, closes and cleans up); it only works when its listener comes after
-    // signal-exit's, hence the loader is loaded first.
-    await import('../../warehouse/loader.js');
-    const releaseSignals = guardStopSignals(io.signal);
-    try {
-      if (dirs.length === 0 && !journal) return await upgradeOnly(db, lockTimeout, io);
-      return await load(args, io, dirs, db, journal);
-    } finally {
-      releaseSignals();
-    }
+    // The loader loads proper-lockfile (through the triage journal's format): guarded, the first
+    // Ctrl-C is left to io.signal (the loader rolls back, closes and cleans up) instead of killing it.
+    return withStopGuardAfter(
+      () => import('../../warehouse/loader.js'),
+      io.signal,
+      async () =>
+        dirs.length === 0 && !journal ? upgradeOnly(db, lockTimeout, io) : load(args, io, dirs, db, journal),
+    );
   },
 });
 

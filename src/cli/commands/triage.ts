@@ -14,7 +14,7 @@ import { resolveConnection, withConnectionOptions, type ConnectionArgs } from '.
 import type { CliIO } from '../io.js';
 import type { NotFoundError } from '../../api/errors.js';
 import { journalOptionHelp, journalToWrite } from '../../triage/journal-setting.js';
-import { guardStopSignals } from '../../pipeline/stop-signals.js';
+import { withStopGuardAfter } from '../../pipeline/stop-signals.js';
 
 interface TriageArgs extends ConnectionArgs {
   target: string;
@@ -93,25 +93,22 @@ export const triageCommand = defineCommand<TriageArgs>({
       .example('$0 triage apply decisions.csv', 'Apply it; safe to re-run after an interruption'),
   async run(args, io) {
     const journalPath = journalToWrite(singleString(args.journal, '--journal'), io);
-    // The journal module loads proper-lockfile, whose signal-exit kills the process on the first
-    // Ctrl-C once the CLI's own one-shot listener has run: rows in flight would then never be
-    // journaled and the re-run would send them again. The guard leaves the stopping to io.signal; it
-    // only works when its listener comes after signal-exit's (which counts the listeners after it
-    // runs), hence the journal module is loaded first.
-    await import('../../triage/journal.js');
-    const releaseSignals = guardStopSignals(io.signal);
-    try {
-      if (args.target === 'apply') return await runApply(args, io, journalPath);
-      if (args.file !== undefined) {
-        throw new UsageError(
-          `Unexpected argument ${JSON.stringify(args.file)}; to apply a file use: triage apply FILE`,
-        );
-      }
-      rejectFlags(args, APPLY_FLAGS, 'only apply to "triage apply FILE"');
-      return await runSingle(args, io, journalPath);
-    } finally {
-      releaseSignals();
-    }
+    // The journal module loads proper-lockfile: guarded, the first Ctrl-C is left to io.signal, so
+    // rows in flight are journaled (killed, the re-run would send them again).
+    return withStopGuardAfter(
+      () => import('../../triage/journal.js'),
+      io.signal,
+      async () => {
+        if (args.target === 'apply') return runApply(args, io, journalPath);
+        if (args.file !== undefined) {
+          throw new UsageError(
+            `Unexpected argument ${JSON.stringify(args.file)}; to apply a file use: triage apply FILE`,
+          );
+        }
+        rejectFlags(args, APPLY_FLAGS, 'only apply to "triage apply FILE"');
+        return runSingle(args, io, journalPath);
+      },
+    );
   },
 });
 
