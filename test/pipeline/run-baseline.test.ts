@@ -15,6 +15,7 @@ import type { RunSummary } from '../../src/pipeline/run-summary.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 import { deadBaseUrl } from '../helpers/dead-base-url.js';
+import { journalWithOneTriage } from '../helpers/triaged-journal.js';
 
 // Six assessments: the smallest world whose first project has a completed assessment that epoch 1
 // re-scores to critical (the simulator's regression role). A running assessment that finishes is a new
@@ -43,13 +44,7 @@ describe('the gated baseline', () => {
     const sim = await simulator();
     const dir = await makeTempDir('airt-base-dead-');
     const env = { AIRT_TOKEN: sim.token };
-    // A real triage journal: one finding triaged through the CLI, so a snapshot copies its body.
-    const journal = path.join(dir, 'triage', 'journal.jsonl');
-    const findingId = sim.truth.findingIds(sim.projectKeys[0]!)[0]!;
-    const triage = recordingIO({ cwd: dir, env });
-    const triageArgs = ['triage', findingId, '--status', 'accepted_risk', '--journal', journal];
-    const connectionArgs = ['--base-url', sim.url, '--org', sim.org, '--workspace', sim.workspace];
-    expect(await main([...triageArgs, ...connectionArgs], triage), triage.err.join('')).toBe(0);
+    const journal = await journalWithOneTriage(sim, dir);
 
     const gates = ['new_findings <= 0', 'new_critical_findings <= 0'];
     const config = (baseUrl: string): Record<string, unknown> => ({

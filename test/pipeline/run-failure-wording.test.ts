@@ -17,6 +17,7 @@ import { makeTempDir } from '../helpers/temp-dirs.js';
 import { startProxy } from '../snapshot/fixtures.js';
 import { writeFixtureSnapshot } from './snapshot-dir-fixture.js';
 import { deadBaseUrl } from '../helpers/dead-base-url.js';
+import { journalWithOneTriage } from '../helpers/triaged-journal.js';
 
 const SCALE = { assessmentsPerProject: 3, attacksPerAssessment: 3, trialsPerAttack: 4, evaluationJobs: 20 };
 const closers: (() => Promise<void>)[] = [];
@@ -82,13 +83,7 @@ describe('run, when only the triage journal supplied files', () => {
     const sim = await simulator();
     const dir = await makeTempDir('airt-run-wording-journal-');
     const env = { AIRT_TOKEN: sim.token };
-    // A real triage journal: one finding triaged through the CLI, so the snapshot copies its body.
-    const journal = path.join(dir, 'triage', 'journal.jsonl');
-    const findingId = sim.truth.findingIds(sim.projectKeys[0]!)[0]!;
-    const triage = recordingIO({ cwd: dir, env });
-    const triageArgs = ['triage', findingId, '--status', 'accepted_risk', '--journal', journal];
-    const connectionArgs = ['--base-url', sim.url, '--org', sim.org, '--workspace', sim.workspace];
-    expect(await main([...triageArgs, ...connectionArgs], triage), triage.err.join('')).toBe(0);
+    const journal = await journalWithOneTriage(sim, dir);
 
     const config = {
       connection: { base_url: await deadBaseUrl(), org: sim.org, workspace: sim.workspace },
