@@ -420,9 +420,18 @@ describe.each(SEEDS)('figure agreement, simulator seed %i', (seed) => {
       expect(at('@top_open_findings', 'count', queryRows.length)).toEqual(
         at('@top_open_findings', 'count', figures.findings_open.value),
       );
+      // Every top finding shows the status the figures count it under: an untriaged one reads
+      // "open" (it used to read "—" while findings_open counted it).
+      expect(
+        at(
+          'top findings without a status',
+          'count',
+          model.topFindings.filter((finding) => finding.triageStatus === null).length,
+        ),
+      ).toEqual(at('top findings without a status', 'count', 0));
       const queryOpen = new Set(queryRows.map((row) => `${row.attack_name}|${row.score}`));
       const reportOpen = model.topFindings
-        .filter((finding) => finding.triageStatus === null || finding.triageStatus === 'open')
+        .filter((finding) => finding.triageStatus === 'open')
         .map((finding) => `${finding.attack}|${finding.score}`);
       for (const finding of reportOpen)
         expect(at('@top_open_findings', finding, queryOpen.has(finding))).toEqual(

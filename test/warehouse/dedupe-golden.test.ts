@@ -13,7 +13,9 @@
  * fixture) no longer takes finding f…3001's triage (accepted_risk, severity high, notes) from the
  * second and third snapshots' findings/, which it does not hold; so that finding reads critical (its
  * score) and open in executive-support-agent.md, query-top_open_findings.json and
- * relation-latest_findings.json (checked: the only change in the three files).
+ * relation-latest_findings.json (checked: the only change in the three files). Session 14: the
+ * executive reports' top-findings "Triage" column shows the status the figures count an untriaged
+ * finding under, "open", where it showed "—" (checked: the only change, six cells).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';

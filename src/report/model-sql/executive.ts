@@ -72,11 +72,12 @@ async function topFindings(conn: DuckDBConnection, scope: ProjectScope): Promise
     conn,
     `SELECT f.rank, f.severity, f.attack_name, f.goal_category, f.score, f.assessment_name, f.goal, f.candidate,
             f.response, coalesce(t.notes, f.notes) AS notes,
-            -- A dated risk acceptance as the metrics layer judges it at this snapshot's time.
+            -- A dated risk acceptance as the metrics layer judges it at this snapshot's time; else the
+            -- status the figures count the finding under (an untriaged finding is open), not a blank.
             CASE m.acceptance_state
               WHEN 'accepted' THEN 'accepted_risk until ' || m.accepted_until
               WHEN 'expired' THEN 'open (acceptance ended ' || m.accepted_until || ')'
-              ELSE coalesce(t.finding_status, f.finding_status) END AS triage_status
+              ELSE coalesce(m.finding_status, t.finding_status, f.finding_status) END AS triage_status
      FROM findings f
      LEFT JOIN snapshot_finding_triage t ON t.snapshot_id = f.snapshot_id AND t.attack_run_id = f.attack_run_id
      LEFT JOIN metric_findings m ON m.snapshot_id = f.snapshot_id AND m.attack_run_id = f.attack_run_id
