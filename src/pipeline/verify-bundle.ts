@@ -63,6 +63,11 @@ export interface VerifyBundleOptions {
   allowedSigners?: AllowedSignersFile | null;
   /** Time the allowed signers' valid-after/valid-before are checked at; default now. */
   now?: Date;
+  /**
+   * Aborting stops reading the bundle between two chunks of it (a bundle holding a big snapshot file
+   * stops at once too); verifyBundle then rejects with the signal's reason, giving no verdict.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 interface EntryDigest {
@@ -95,7 +100,8 @@ export async function verifyBundle(
     signature: { status: 'unsigned', source: null, signer: null, key_fingerprint: null, detail: '' },
   };
   const problems = result.problems;
-  const { files: digests, directories } = await readEntries(bundlePath, problems);
+  options.signal?.throwIfAborted();
+  const { files: digests, directories } = await readEntries(bundlePath, problems, options.signal);
   result.entries = digests.size;
   result.directories = directories.size;
   await compareCentralDirectory(bundlePath, [...digests.keys(), ...directories], problems);
@@ -139,7 +145,11 @@ async function readSidecar(file: string): Promise<string | null> {
   return readFile(file, 'utf8');
 }
 
-async function readEntries(bundlePath: string, problems: string[]): Promise<ZipContents> {
+async function readEntries(
+  bundlePath: string,
+  problems: string[],
+  signal: AbortSignal | undefined,
+): Promise<ZipContents> {
   const digests = new Map<string, EntryDigest>();
   const directories = new Set<string>();
   const unzip = new Unzip();
@@ -175,10 +185,16 @@ async function readEntries(bundlePath: string, problems: string[]): Promise<ZipC
     };
     file.start();
   };
+  const stream = createReadStream(bundlePath);
   try {
-    for await (const chunk of createReadStream(bundlePath)) unzip.push(chunk as Buffer);
+    for await (const chunk of stream) {
+      signal?.throwIfAborted();
+      unzip.push(chunk as Buffer);
+    }
     unzip.push(new Uint8Array(0), true);
   } catch (error) {
+    // Stopped: no verdict (and the file is closed: leaving the loop destroyed the stream).
+    if (signal?.aborted) throw signal.reason;
     problems.push(`not a readable zip: ${(error as Error).message}`);
   }
   return { files: digests, directories };

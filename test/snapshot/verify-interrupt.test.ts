@@ -3,7 +3,8 @@
  * small snapshots) rejects with the signal's reason within a chunk of the file being read, a file of
  * any size, and leaves no file open; `verify` stopped by Ctrl-C exits 130 with one line and no verdict,
  * and `load` stopped while it hashes takes the load's interrupted path (exit 143 on SIGTERM, one line,
- * no temp database). The big file is sparse (1 GiB of zeros that take no disk) and read through the
+ * no temp database). `verify BUNDLE.zip` stops the same way within a big bundle entry (it read the
+ * whole zip before giving way). The big file is sparse (1 GiB of zeros that take no disk) and read through the
  * real file system. Promptness is measured in bytes, not time: how much the process read (Linux's
  * /proc/<pid>/io), far less than the file. (A load whose hashing ignored the signal stopped too, but
  * only once the whole file was hashed.) Open files are those /proc/<pid>/fd lists.
@@ -11,7 +12,9 @@
 import { createHash } from 'node:crypto';
 import { cp, mkdir, open, readdir, readFile, readlink, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { verifyBundle } from '../../src/pipeline/verify-bundle.js';
 import { hashFiles } from '../../src/snapshot/hash-pool.js';
 import { computeRootHash, MANIFEST_FILE, type Manifest } from '../../src/snapshot/manifest.js';
 import { verifySnapshot } from '../../src/snapshot/verify.js';
@@ -78,6 +81,7 @@ async function whenReady(ready: () => Promise<boolean>, until: Promise<unknown>)
  */
 async function abortedMidway(
   hash: (signal: AbortSignal) => Promise<unknown>,
+  file = bigFile,
 ): Promise<{ error: unknown; reason: Error; read: number; open: boolean }> {
   const controller = new AbortController();
   const reason = new Error('stop hashing');
@@ -87,13 +91,13 @@ async function abortedMidway(
     (error: unknown) => error,
   );
   const reading = await whenReady(
-    async () => (await hasOpen(bigFile)) && (await bytesRead()) - before > 8 * 1024 * 1024,
+    async () => (await hasOpen(file)) && (await bytesRead()) - before > 8 * 1024 * 1024,
     hashing,
   );
   expect(reading, 'the big file was being read when the signal was aborted').toBe(true);
   controller.abort(reason);
   const error = await hashing;
-  return { error, reason, read: (await bytesRead()) - before, open: await hasOpen(bigFile) };
+  return { error, reason, read: (await bytesRead()) - before, open: await hasOpen(file) };
 }
 
 describe('verifySnapshot with an aborted signal', () => {
@@ -140,7 +144,7 @@ describe('verifySnapshot with an aborted signal', () => {
  * `read`: the bytes the child had read when last sampled before it exited (hashing the whole big file
  * shows as more than BIG_BYTES).
  */
-async function stoppedWhileHashing(args: readonly string[], signal: NodeJS.Signals) {
+async function stoppedWhileHashing(args: readonly string[], signal: NodeJS.Signals, file = bigFile) {
   const { child, finished } = spawnCli(args);
   const pid = child.pid!;
   let read = 0;
@@ -152,7 +156,7 @@ async function stoppedWhileHashing(args: readonly string[], signal: NodeJS.Signa
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   })();
-  const reading = await whenReady(() => hasOpen(bigFile, pid), finished);
+  const reading = await whenReady(() => hasOpen(file, pid), finished);
   if (reading) child.kill(signal);
   const run = await finished;
   await sampling;
@@ -189,5 +193,104 @@ describe('commands stopped while they hash a big file', () => {
     expect(run.stderr.match(/Interrupted by/g), where).toHaveLength(1);
     // A first load stopped before it committed anything: no database, no temp database or WAL.
     expect(await readdir(dir), where).toEqual([]);
+  });
+});
+
+/**
+ * A zip holding one stored (uncompressed) entry of `bytes` zeros, written sparse: the entry's data is
+ * a hole, so the file takes no disk yet is read through the real file system like any bundle.
+ */
+async function writeSparseStoredZip(file: string, entryName: string, bytes: number): Promise<void> {
+  const zeros = Buffer.alloc(4 * 1024 * 1024);
+  let crc = 0;
+  for (let done = 0; done < bytes; done += zeros.length) crc = crc32(zeros, crc);
+  const name = Buffer.from(entryName, 'utf8');
+  const DOS_DATE_1980_01_01 = 0x21;
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(10, 4); // version needed: stored
+  local.writeUInt16LE(DOS_DATE_1980_01_01, 12);
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(bytes, 18);
+  local.writeUInt32LE(bytes, 22);
+  local.writeUInt16LE(name.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(20, 4);
+  central.writeUInt16LE(10, 6);
+  central.writeUInt16LE(DOS_DATE_1980_01_01, 14);
+  central.writeUInt32LE(crc, 16);
+  central.writeUInt32LE(bytes, 20);
+  central.writeUInt32LE(bytes, 24);
+  central.writeUInt16LE(name.length, 28);
+  const centralOffset = local.length + name.length + bytes;
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(central.length + name.length, 12);
+  end.writeUInt32LE(centralOffset, 16);
+  const handle = await open(file, 'w');
+  try {
+    await handle.write(Buffer.concat([local, name]), 0, local.length + name.length, 0);
+    const tail = Buffer.concat([central, name, end]);
+    await handle.write(tail, 0, tail.length, centralOffset);
+  } finally {
+    await handle.close();
+  }
+}
+
+describe('verify of a bundle (.zip), stopped', () => {
+  /** A bundle-shaped zip whose one entry is BIG_BYTES of zeros (not a valid bundle: no SHA256SUMS). */
+  let bundle: string;
+  /** The bundle, as /proc shows it among a process's open files. */
+  let bundleFile: string;
+
+  beforeAll(async () => {
+    bundle = path.join(work, 'big-bundle.zip');
+    await writeSparseStoredZip(bundle, 'snapshot/findings/big.json', BIG_BYTES);
+    bundleFile = await realpath(bundle);
+  });
+
+  it('verifyBundle rejects with the reason of a signal aborted before it starts, reading nothing', async () => {
+    const reason = new Error('stopped before');
+    const before = await bytesRead();
+    await expect(verifyBundle(bundle, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    expect(await bytesRead()).toBeLessThan(before + 1024 * 1024);
+    expect(await hasOpen(bundleFile)).toBe(false);
+  });
+
+  it('verifyBundle stops within the big entry when the signal is aborted while it is read, and closes it', async () => {
+    const { error, reason, read, open } = await abortedMidway(
+      (signal) => verifyBundle(bundle, { signal }),
+      bundleFile,
+    );
+    expect(error).toBe(reason);
+    expect(read).toBeLessThan(BIG_BYTES / 2);
+    expect(open).toBe(false);
+  });
+
+  it('verify BUNDLE.zip: Ctrl-C exits 130 with one line and no verdict', async () => {
+    const { reading, read, run, where } = await stoppedWhileHashing(['verify', bundle], 'SIGINT', bundleFile);
+    expect(reading, where).toBe(true);
+    // Stopped within the big entry, not once it had been read to the end.
+    expect(read, where).toBeLessThan(BIG_BYTES / 2);
+    expect(run.signal, where).toBeNull();
+    expect(run.code, where).toBe(130);
+    expect(run.stdout, where).toBe('');
+    expect(run.stderr, where).toMatch(
+      /^airt-report: Interrupted by SIGINT before .*big-bundle\.zip was fully verified; run verify again for a verdict\.\n$/,
+    );
+  });
+
+  it('a signal never aborted changes nothing: the bundle is read to the end and judged', async () => {
+    const small = path.join(work, 'small-bundle.zip');
+    await writeSparseStoredZip(small, 'snapshot/findings/big.json', 16 * 1024 * 1024);
+    const result = await verifyBundle(small, { signal: new AbortController().signal });
+    expect(result.entries).toBe(1);
+    expect(result.ok).toBe(false);
+    expect(result.problems).toContain(
+      'SHA256SUMS is missing: this is not an airt-report bundle, or it was stripped.',
+    );
   });
 });

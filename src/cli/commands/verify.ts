@@ -43,7 +43,12 @@ export const verifyCommand = defineCommand<VerifyArgs>({
       const signersFile = args['allowed-signers'];
       const allowedSigners =
         signersFile === undefined ? null : await loadAllowedSigners(path.resolve(io.cwd, signersFile));
-      const bundle = await verifyBundle(zipPath, { allowedSigners });
+      const bundle = await verifyBundle(zipPath, { allowedSigners, signal: io.signal }).catch(
+        async (error: unknown) => {
+          if (!io.signal.aborted) throw error;
+          throw await stoppedBeforeVerdict(io.signal, zipPath, error);
+        },
+      );
       io.stdout(args.json ? `${JSON.stringify(bundle, null, 2)}\n` : bundleVerificationText(bundle));
       return bundle.ok ? EXIT.ok : EXIT.failure;
     }
@@ -55,13 +60,9 @@ export const verifyCommand = defineCommand<VerifyArgs>({
       import('../../api/error-body.js'),
     ]);
     const dir = path.resolve(io.cwd, args.dir);
-    const result = await verifySnapshot(dir, { signal: io.signal }).catch((error: unknown) => {
+    const result = await verifySnapshot(dir, { signal: io.signal }).catch(async (error: unknown) => {
       if (!io.signal.aborted) throw error;
-      throw new CliError(
-        `${interruptionText(io.signal)} before ${neutralizeControls(dir)} was fully verified; run verify again for a verdict.`,
-        abortExitCode(io.signal),
-        { cause: error },
-      );
+      throw await stoppedBeforeVerdict(io.signal, dir, error);
     });
     if (args.json) {
       const { manifest: _manifest, ...rest } = result;
@@ -93,3 +94,13 @@ export const verifyCommand = defineCommand<VerifyArgs>({
     return EXIT.failure;
   },
 });
+
+/** Verification stopped by a signal (Ctrl-C, SIGTERM): one line, no verdict, the signal's exit code. */
+async function stoppedBeforeVerdict(signal: AbortSignal, target: string, cause: unknown): Promise<CliError> {
+  const { neutralizeControls } = await import('../../api/error-body.js');
+  return new CliError(
+    `${interruptionText(signal)} before ${neutralizeControls(target)} was fully verified; run verify again for a verdict.`,
+    abortExitCode(signal),
+    { cause },
+  );
+}
