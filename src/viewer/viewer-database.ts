@@ -21,7 +21,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { stat } from 'node:fs/promises';
 import { CliError } from '../errors.js';
 import { rows, type Row } from '../metrics/read-figures.js';
-import { openWarehouse, requireDatabase, type Warehouse } from '../warehouse/db.js';
+import { openWarehouse, requireDatabase, withoutFileAccess, type Warehouse } from '../warehouse/db.js';
 import { checkSchema } from '../warehouse/ddl.js';
 import { narrowLatestMetricViews } from '../warehouse/narrow-latest.js';
 import { isLockConflict, writerWaiting } from '../warehouse/warehouse-lock.js';
@@ -96,8 +96,7 @@ async function openSession(dbPath: string): Promise<Warehouse> {
       // The pages read latest_metric_* views: narrowed once a session (the file cannot change meanwhile).
       await narrowLatestMetricViews(warehouse.conn);
       // Files and URLs stay out of reach of any SQL the viewer runs, the query page's included.
-      await warehouse.conn.run('SET enable_external_access = false');
-      await warehouse.conn.run('SET lock_configuration = true');
+      await withoutFileAccess(warehouse.conn);
       return warehouse;
     } catch (error) {
       warehouse.close();

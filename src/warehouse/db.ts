@@ -25,6 +25,18 @@ export interface OpenOptions {
   threads?: number;
 }
 
+/**
+ * For a connection that runs SQL a user typed (query, the viewer): the warehouse file is attached
+ * read-only, but DuckDB would still let SQL write other files (COPY … TO, ATTACH) or read any file or
+ * URL the user can (read_csv, read_text). Turned off, and the configuration locked so the SQL cannot
+ * turn it on again; temp views and DuckDB's own spill files still work. Call it after the
+ * connection's own setup (temp views), before the first statement of the user's.
+ */
+export async function withoutFileAccess(conn: DuckDBConnection): Promise<void> {
+  await conn.run('SET enable_external_access = false');
+  await conn.run('SET lock_configuration = true');
+}
+
 /** Fails with a clear message when the database file does not exist (read-only commands). */
 export function requireDatabase(path: string): void {
   if (path !== ':memory:' && !existsSync(path)) {

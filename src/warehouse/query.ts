@@ -6,7 +6,7 @@
 import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
 import { DuckDBTypeId } from './duckdb-api.js';
 import { CliError, UsageError } from '../errors.js';
-import { openWarehouse, requireDatabase } from './db.js';
+import { openWarehouse, requireDatabase, withoutFileAccess } from './db.js';
 import { checkSchema } from './ddl.js';
 import { narrowLatestMetricViews, readsLatestViews } from './narrow-latest.js';
 
@@ -118,6 +118,14 @@ async function requireOneStatement(conn: DuckDBConnection, sql: string, label: s
   }
 }
 
+/** Said after DuckDB's words when the query tried to reach a file (withoutFileAccess). */
+function externalAccessHint(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return /operations are disabled by configuration/i.test(message)
+    ? ' (query reads the warehouse only: it neither reads nor writes other files)'
+    : '';
+}
+
 /**
  * Runs `sql`, a single statement, on a read-only connection and hands its result to `consume` as a
  * stream of row batches; more than one statement is a usage error. `label` names it in errors
@@ -136,8 +144,11 @@ export async function streamQuery<T>(
     await checkSchema(warehouse.conn, dbPath);
     await requireOneStatement(warehouse.conn, sql, label);
     if (readsLatestViews(sql)) await narrowLatestMetricViews(warehouse.conn);
+    await withoutFileAccess(warehouse.conn);
     const failed = (error: unknown): QueryError =>
-      new QueryError(`${label} failed: ${oneLineError(error)}`, 1, { cause: error });
+      new QueryError(`${label} failed: ${oneLineError(error)}${externalAccessHint(error)}`, 1, {
+        cause: error,
+      });
     let result;
     try {
       result = await warehouse.conn.stream(sql);
