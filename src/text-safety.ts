@@ -79,14 +79,22 @@ export function terminalSafeJson(value: unknown, indent = 2): string {
 }
 
 /**
- * A Markdown table cell (also fine in a heading or list item) that cannot break the table or inject
- * HTML: `|`, `\`, emphasis, code and link characters backslash-escaped, `& < >` as entities, unsafe
- * characters shown as `\u{…}`, line breaks as `<br>`.
+ * GFM turns bare URLs, `www.` names and e-mail addresses into live links: a backslash before the `:`
+ * of `://`, the `.` after `www` and every `@` keeps them plain text from the data.
+ */
+const AUTOLINK_TRIGGERS = /:(?=\/\/)|(?<=\bwww)\.|@/giu;
+
+/**
+ * A Markdown table cell (also fine in a heading or list item) that cannot break the table, inject
+ * HTML or become a link: `|`, `\`, emphasis, code and link characters and autolink triggers
+ * backslash-escaped, `& < >` as entities, unsafe characters shown as `\u{…}`, line breaks as `<br>`.
+ * Plain punctuation (a time's `:`, a number's `.`) stays as it is.
  */
 export function escapeMarkdownCell(text: string): string {
   return showUnsafeCharacters(
     text
       .replace(/[\\|*_`[\]]/gu, (c) => `\\${c}`)
+      .replace(AUTOLINK_TRIGGERS, (c) => `\\${c}`)
       .replace(/&/gu, '&amp;')
       .replace(/</gu, '&lt;')
       .replace(/>/gu, '&gt;')

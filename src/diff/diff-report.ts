@@ -32,16 +32,9 @@ export const DIFF_FORMAT = 'airt-diff/1';
 const MARKDOWN_LIST_LIMIT = 50;
 const GOAL_MAX_CHARS = 120;
 
-/**
- * GFM turns bare URLs, `www.` names and e-mail addresses into live links, which the query command's
- * cell escaping leaves alone: a backslash before the `:` of `://`, the `.` after `www` and every `@`
- * keeps them plain text from the data.
- */
-const AUTOLINK_TRIGGERS = /:(?=\/\/)|(?<=\bwww)\.|@/giu;
-
 /** Data text for a table cell, heading or list item: inert, but without escaping plain punctuation. */
 function cellText(text: string): string {
-  return escapeMarkdownCell(text).replace(AUTOLINK_TRIGGERS, (char) => `\\${char}`);
+  return escapeMarkdownCell(text);
 }
 
 export interface DiffSnapshotRef {

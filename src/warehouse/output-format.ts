@@ -4,8 +4,9 @@
  * - csv: RFC 4180 (fields with , " CR or LF quoted); cells starting with = + - @ (or tab / carriage
  *   return) get a leading ' so spreadsheets do not run them as formulas (OWASP CSV injection), numbers
  *   (negative ones too) stay numbers; `raw` turns the guard off, never the quoting.
- * - markdown: | and \ * _ ` [ ] < > & are escaped, newlines become <br>, control and bidi characters
- *   are shown as \u escapes — no cell can break the table or inject HTML. No rows: "(0 rows)" below.
+ * - markdown: | and \ * _ ` [ ] < > & and autolink triggers (the : of ://, www., @) are escaped,
+ *   newlines become <br>, control and bidi characters are shown as \u escapes — no cell can break the
+ *   table, inject HTML or become a link. No rows: "(0 rows)" below.
  * - table (terminal): control and bidi characters shown as \u escapes (no terminal escape sequences),
  *   long cells cut.
  * - json / ndjson: exact values; JSON columns embedded as JSON.
