@@ -3,6 +3,7 @@
  * and messages for 401 and 426, a hostile slug that must stay inside --out, verify catching changes,
  * findings copied from a triage journal, and progress output.
  */
+import { createHash } from 'node:crypto';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -215,7 +216,12 @@ describe('airt-report verify', () => {
 
     const run = await cli(['verify', copy]);
     expect(run.code).toBe(1);
-    expect(run.out).toContain(`modified  ${first!.path}`);
+    // Labelled as `verify BUNDLE.zip` labels them: it said "(sha256 <actual> != <expected>)", leaving
+    // the reader to guess which was which.
+    const actual = createHash('sha256').update('[]').digest('hex');
+    expect(run.out).toContain(
+      `modified  ${first!.path} (expected sha256 ${first!.sha256}, actual ${actual})`,
+    );
     expect(run.out).toContain(`missing   ${second!.path}`);
     expect(run.out).toContain('extra     extra/planted.json');
   });
@@ -229,6 +235,11 @@ describe('airt-report verify', () => {
     const result = await verifySnapshot(copy);
     expect(result.ok).toBe(false);
     expect(result.rootHash.ok).toBe(false);
+    const run = await cli(['verify', copy]);
+    expect(run.code).toBe(1);
+    expect(run.out).toContain(
+      `root hash: expected ${'0'.repeat(64)} (the manifest's), actual ${result.rootHash.actual} (manifest edited)`,
+    );
   });
 
   it('refuses a directory without a manifest with a clear message', async () => {

@@ -77,12 +77,12 @@ export const verifyCommand = defineCommand<VerifyArgs>({
       lines.push(
         file.reason === 'not_a_file'
           ? `modified  ${show(file.path)} (not a regular file)`
-          : `modified  ${show(file.path)} (sha256 ${file.actualSha256 ?? '?'} != ${file.expectedSha256})`,
+          : `modified  ${show(file.path)} (expected sha256 ${file.expectedSha256}, actual ${file.actualSha256 ?? '?'})`,
       );
     }
     if (!result.rootHash.ok) {
       lines.push(
-        `root hash ${result.rootHash.actual} != manifest ${result.rootHash.expected} (manifest edited)`,
+        `root hash: expected ${result.rootHash.expected} (the manifest's), actual ${result.rootHash.actual} (manifest edited)`,
       );
     }
     const head = `${show(result.snapshotId)}: ${result.files} files, status ${result.status}`;
