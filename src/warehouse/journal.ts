@@ -36,6 +36,11 @@ export interface JournalLoadResult {
   alreadyLoaded: number;
   /** Lines with outcome failed or outcome_unknown (nothing to load). */
   notApplied: number;
+  /**
+   * "sending" lines: the marker written before each request leaves (nothing to load; its outcome is
+   * the line after it). Counted apart, or a journal of six applied changes read "6 not applied".
+   */
+  sending: number;
   reviewEvents: number;
   /** A torn last line (the writer was interrupted) is skipped and reported. */
   warnings: string[];
@@ -58,11 +63,12 @@ function parseJournal(
   text: string,
   file: string,
   warnings: string[],
-): { applied: JournalLine[]; lines: number; notApplied: number } {
+): { applied: JournalLine[]; lines: number; notApplied: number; sending: number } {
   const rawLines = text.split('\n');
   const applied: JournalLine[] = [];
   let lines = 0;
   let notApplied = 0;
+  let sending = 0;
   rawLines.forEach((raw, index) => {
     if (raw.trim() === '') return;
     lines++;
@@ -82,6 +88,10 @@ function parseJournal(
       throw new CliError(
         `${file}:${lineNo} is not an ${JOURNAL_FORMAT} journal line (no "journal":"${JOURNAL_FORMAT}").`,
       );
+    }
+    if (entry.outcome === 'sending') {
+      sending++;
+      return;
     }
     if (entry.outcome !== 'applied' || !isPlainObject(entry.finding)) {
       notApplied++;
@@ -111,7 +121,7 @@ function parseJournal(
       altered,
     });
   });
-  return { applied, lines, notApplied };
+  return { applied, lines, notApplied, sending };
 }
 
 /** A journal read and validated, not yet loaded. */
@@ -121,6 +131,7 @@ export interface ParsedJournal {
   applied: JournalLine[];
   lines: number;
   notApplied: number;
+  sending: number;
   warnings: string[];
 }
 
@@ -136,8 +147,8 @@ export async function readTriageJournal(journalPath: string): Promise<ParsedJour
     );
   });
   const warnings: string[] = [];
-  const { applied, lines, notApplied } = parseJournal(text, journalPath, warnings);
-  return { file: journalPath, applied, lines, notApplied, warnings };
+  const { applied, lines, notApplied, sending } = parseJournal(text, journalPath, warnings);
+  return { file: journalPath, applied, lines, notApplied, sending, warnings };
 }
 
 /** Within the caller's connection (one transaction). */
@@ -145,7 +156,7 @@ export async function loadJournalInto(
   conn: DuckDBConnection,
   journal: ParsedJournal,
 ): Promise<JournalLoadResult> {
-  const { file: journalPath, applied, lines, notApplied } = journal;
+  const { file: journalPath, applied, lines, notApplied, sending } = journal;
   const warnings = [...journal.warnings];
   return inTransaction(conn, async () => {
     const loadedKeys = new Set(
@@ -232,6 +243,7 @@ export async function loadJournalInto(
       loaded,
       alreadyLoaded,
       notApplied,
+      sending,
       reviewEvents: seenEvents.size - eventsBefore,
       warnings,
     };

@@ -62,7 +62,10 @@ describe(`${JOURNAL_ENV}`, () => {
 
     const load = await cli(dir, ['load', '--db', 'w.duckdb', '--quiet'], env);
     expect(load.code, load.err).toBe(0);
-    expect(load.out).toContain('1 finding(s) loaded');
+    // One change: its "sending" marker and its applied line (the marker used to read "1 not applied").
+    expect(load.out).toContain(
+      '2 line(s): 1 applied change(s) loaded, 0 already loaded, 0 failed or of unknown outcome, 1 request marker(s) ("sending")',
+    );
   });
 
   it('pointing at a file that does not exist yet means nothing was triaged', async () => {

@@ -136,7 +136,7 @@ async function load(
   if (result.journal) {
     const j = result.journal;
     lines.push(
-      `journal ${show(j.file)}: ${j.lines} line(s), ${j.loaded} finding(s) loaded, ${j.alreadyLoaded} already loaded, ${j.notApplied} not applied, ${j.reviewEvents} new review event(s)`,
+      `journal ${show(j.file)}: ${j.lines} line(s): ${j.loaded} applied change(s) loaded, ${j.alreadyLoaded} already loaded, ${j.notApplied} failed or of unknown outcome, ${j.sending} request marker(s) ("sending"); ${j.reviewEvents} new review event(s)`,
     );
     for (const w of j.warnings) lines.push(`  warning: ${show(w)}`);
   }
