@@ -134,6 +134,20 @@ function knownOptions(command: string | undefined): Set<string> {
   return known;
 }
 
+/**
+ * DuckDB's words for a database file whose bytes changed under it (a block's checksum differs): met
+ * while a command reads, not when it opens the file (opening reads only the catalog). Not a bug in
+ * airt-report, so not an "Unexpected error": what happened, and what to do.
+ */
+export function damagedDatabaseMessage(message: string): string | undefined {
+  if (!/Corrupt database file|does not match stored checksum/i.test(message)) return undefined;
+  return (
+    `The database file is damaged: its bytes changed after DuckDB wrote them (${message.split('\n')[0]}). ` +
+    'Restore it from a backup, or build a new one by loading the snapshots again ' +
+    '(airt-report load SNAPSHOT_DIR… --db NEW_FILE).'
+  );
+}
+
 function reportError(error: unknown, io: CliIO, debug: boolean, command: string | undefined): number {
   // The API client's errors are the library's, not CliErrors, but expected all the same.
   const expected = expectedExitCode(error);
@@ -146,6 +160,12 @@ function reportError(error: unknown, io: CliIO, debug: boolean, command: string 
     return expected;
   }
   const message = error instanceof Error ? error.message : String(error);
+  const damaged = damagedDatabaseMessage(message);
+  if (damaged !== undefined) {
+    io.stderr(`airt-report: ${damaged}\n`);
+    if (debug && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+    return EXIT.failure;
+  }
   io.stderr(`airt-report: Unexpected error: ${message}\n`);
   if (debug && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
   else io.stderr('Run again with --debug for the stack trace.\n');
