@@ -12,6 +12,12 @@ const NONE = '—';
 
 /** The table view of an applied change. */
 export function formatTriageResultTable(result: TriageFindingResult): string {
+  if (result.alreadyApplied === true)
+    return (
+      `Nothing was sent: the journal ${result.journalPath} shows this change to finding ` +
+      `${result.entry.finding_id} applied at ${result.entry.time}, and no change of it since. ` +
+      'If the finding was changed in the service meanwhile, add --resend to send it again.\n'
+    );
   if (!result.finding) {
     // Applied, but the body did not fit the schema: show what arrived rather than guess at fields.
     return `Change applied to finding ${result.entry.finding_id}. The response as received:\n${terminalSafeJson(result.entry.finding)}\n`;
@@ -77,6 +83,10 @@ export function formatTriageResultJson(result: TriageFindingResult): string {
     finding_id: entry.finding_id,
     request: entry.request,
     outcome: entry.outcome,
+    // True when nothing was sent: the journal's last change of the finding was this one, applied at
+    // applied_at (the fields below are that line's).
+    already_applied: result.alreadyApplied === true,
+    ...(result.alreadyApplied === true ? { applied_at: entry.time } : {}),
     http_status: entry.http_status,
     warning: result.warning ?? null,
     journal: result.journalPath,

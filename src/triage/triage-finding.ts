@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { ApiClient } from '../api/client-types.js';
 import type { FindingDetail } from '../api/schemas.js';
 import { CliError } from '../errors.js';
-import { openJournal, type JournalEntry } from './journal.js';
+import { changeKey, openJournal, readJournal, type JournalEntry } from './journal.js';
 import { sendingEntry, sendTriageChange, type TriageTarget } from './send-change.js';
 import { withFieldErrors } from './service-validation.js';
 import { terminalSafe } from './terminal-text.js';
@@ -30,11 +30,18 @@ export interface TriageFindingOptions {
   journalPath: string;
   cwd: string;
   now?: () => Date;
+  /**
+   * Send even when the journal's last word on the finding is this very change, applied (see
+   * triageFinding): for a finding changed in the service since, which the journal cannot know.
+   */
+  resend?: boolean;
 }
 
-/** An applied change. */
+/** An applied change, or one found applied already (`alreadyApplied`: nothing was sent). */
 export interface TriageFindingResult {
+  /** The applied line: this run's, or, when already applied, the journal's earlier one. */
   entry: JournalEntry;
+  alreadyApplied?: boolean;
   /** The validated FindingDetail; absent when the response did not match the schema (see `warning`). */
   finding?: FindingDetail;
   /** Set when the change was applied but the response did not match the schema. */
@@ -49,6 +56,15 @@ export interface TriageFindingResult {
  */
 export async function triageFinding(options: TriageFindingOptions): Promise<TriageFindingResult> {
   const journalPath = path.resolve(options.cwd, options.journalPath);
+  // A script of single triages re-run after an interruption must not send each change again (every
+  // PATCH adds a review event to the finding's history, a no-op one included), as a re-run of
+  // `triage apply` sends none: when the journal's last word on the finding is this change, applied,
+  // nothing is sent. Any later change of the finding (or a failure) in the journal sends it again.
+  if (!options.resend) {
+    const last = lastOutcomeOf(await readJournal(journalPath), options.target, options.change.findingId);
+    if (last?.outcome === 'applied' && sameChange(last, options.target, options.change))
+      return { entry: last, alreadyApplied: true, journalPath };
+  }
   const journal = await openJournal(journalPath);
   const now = options.now ?? (() => new Date());
   let outcome: Awaited<ReturnType<typeof sendTriageChange>>;
@@ -102,5 +118,32 @@ function journalWriteFailed(entry: JournalEntry, journalPath: string, error: unk
   return new CliError(
     `${what}, but the journal ${journalPath} could not be written: ${message}. ` +
       'Fix the journal file so the record of this change is not lost.',
+  );
+}
+
+/**
+ * The journal's last outcome line for a finding of this organization and workspace ("sending" lines
+ * are not outcomes), or undefined when the journal never changed it.
+ */
+export function lastOutcomeOf(
+  entries: readonly JournalEntry[],
+  target: TriageTarget,
+  findingId: string,
+): JournalEntry | undefined {
+  const id = findingId.toLowerCase();
+  return entries.findLast(
+    (entry) =>
+      entry.outcome !== 'sending' &&
+      entry.org === target.org &&
+      entry.workspace === target.workspace &&
+      entry.finding_id.toLowerCase() === id,
+  );
+}
+
+/** Whether a journal line records `change` (the same fields and dated acceptance: journal.ts changeKey). */
+function sameChange(entry: JournalEntry, target: TriageTarget, change: ValidTriageChange): boolean {
+  return (
+    changeKey(entry.org, entry.workspace, entry.finding_id, entry.request, entry.acceptance) ===
+    changeKey(target.org, target.workspace, change.findingId, change.request, change.acceptance)
   );
 }

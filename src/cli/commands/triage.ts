@@ -1,5 +1,5 @@
 /**
- * `airt-report triage FINDING_ID [--status S] [--type T] [--severity V] [--notes TEXT] [--json]`
+ * `airt-report triage FINDING_ID [--status S] [--type T] [--severity V] [--notes TEXT] [--json] [--resend]`
  * `airt-report triage apply FILE.csv|FILE.json [--dry-run] [--concurrency 4] [--resend-unknown]`
  *
  * One yargs command with two forms: the first positional is a finding id, or the word `apply`
@@ -30,10 +30,21 @@ interface TriageArgs extends ConnectionArgs {
   journal?: unknown;
   'dry-run'?: boolean | undefined;
   concurrency?: number | undefined;
+  resend?: boolean | undefined;
   'resend-unknown'?: boolean | undefined;
 }
 
-const SINGLE_FLAGS = ['status', 'type', 'severity', 'notes', 'until', 'reason', 'owner', 'json'] as const;
+const SINGLE_FLAGS = [
+  'status',
+  'type',
+  'severity',
+  'notes',
+  'until',
+  'reason',
+  'owner',
+  'json',
+  'resend',
+] as const;
 const APPLY_FLAGS = ['dry-run', 'concurrency', 'resend-unknown'] as const;
 
 export const triageCommand = defineCommand<TriageArgs>({
@@ -79,6 +90,11 @@ export const triageCommand = defineCommand<TriageArgs>({
       .option('concurrency', {
         type: 'number',
         describe: 'With "apply": rows in flight at once (1-16) [default: 4]',
+      })
+      .option('resend', {
+        type: 'boolean',
+        describe:
+          'Single finding: send even if the journal shows this change applied last (the finding was changed in the service since)',
       })
       .option('resend-unknown', {
         type: 'boolean',
@@ -168,6 +184,7 @@ async function runSingle(args: TriageArgs, io: CliIO, journalPath: string): Prom
       change: result.change,
       journalPath,
       cwd: io.cwd,
+      resend: args.resend === true,
     }).catch((error: unknown) => {
       throw isNotFoundError(error) ? findingNotFound(error, terminalSafe) : error;
     });
