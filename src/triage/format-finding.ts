@@ -15,8 +15,7 @@ export function formatTriageResultTable(result: TriageFindingResult): string {
   if (result.alreadyApplied === true)
     return (
       `Nothing was sent: the journal ${result.journalPath} shows this change to finding ` +
-      `${result.entry.finding_id} applied at ${result.entry.time}, and no change of it since. ` +
-      'If the finding was changed in the service meanwhile, add --resend to send it again.\n'
+      `${result.entry.finding_id} applied at ${result.entry.time}, and no change of it since.\n`
     );
   if (!result.finding) {
     // Applied, but the body did not fit the schema: show what arrived rather than guess at fields.

@@ -189,6 +189,8 @@ async function runSingle(args: TriageArgs, io: CliIO, journalPath: string): Prom
       throw isNotFoundError(error) ? findingNotFound(error, terminalSafe) : error;
     });
     io.stdout(args.json ? format.formatTriageResultJson(outcome) : format.formatTriageResultTable(outcome));
+    if (outcome.alreadyApplied === true && !args.json)
+      io.stdout('If the finding was changed in the service meanwhile, add --resend to send it again.\n');
     if (outcome.warning !== undefined) {
       io.stderr(
         `Warning: the change was applied (do not send it again), but ${terminalSafe(outcome.warning, 1000)}\n`,
