@@ -42,7 +42,11 @@ export const GATE_METRIC_CATALOG: readonly { syntax: string; meaning: string }[]
   { syntax: 'overall_asr', meaning: "the project's overall attack success rate, 0-1" },
   { syntax: 'risk_score', meaning: "the project's overall risk score, 0-10" },
   { syntax: 'min_trials_per_category', meaning: 'fewest trials behind any tested goal category' },
-  { syntax: 'min_evaluation_pass_rate', meaning: "lowest pass rate of the project's evaluation jobs, 0-1" },
+  {
+    syntax: 'min_evaluation_pass_rate',
+    meaning:
+      "lowest pass rate of the project's evaluation jobs that have one (every item with an outcome), 0-1",
+  },
   {
     syntax: 'framework.<framework>.failing_categories',
     meaning: 'failing categories of a compliance framework',

@@ -10,7 +10,7 @@
  * | open_critical_findings              | open critical findings (metric_findings)| the findings           |
  * | category.<c>.asr                    | pooled ASR (metric_category_asr)       | the category            |
  * | min_trials_per_category             | min over categories of summed trials   | each category           |
- * | min_evaluation_pass_rate            | min over the project's evaluation jobs | each job with a rate    |
+ * | min_evaluation_pass_rate            | min over the jobs with a pass rate     | each job with a rate    |
  * | framework.<f>.failing_categories    | categories failing in compliance_matrix| the failing categories  |
  * | framework.<f>.coverage_pct          | tested / all categories × 100          | the untested categories |
  *
@@ -40,7 +40,9 @@ import {
   readOpenFindings,
   readProjectFigures,
   readTrend,
+  type PassRateFigure,
 } from '../metrics/read-figures.js';
+import { countOf } from '../number-format.js';
 import type { GateMetric } from './gate-expression.js';
 import type { EvidenceRow, GateMetricProvider, GateScope, MetricMeasurement } from './gates.js';
 
@@ -283,7 +285,34 @@ async function minEvaluationPassRate(
       fields: { evaluation_id: rate.evaluationId, status: rate.status },
     }))
     .sort((a, b) => (a.value ?? 0) - (b.value ?? 0) || (a.label < b.label ? -1 : 1));
-  return { value: extreme(evidence, 'min'), aggregate: 'min', rows: evidence, exclusions: [], note: null };
+  return {
+    value: extreme(evidence, 'min'),
+    aggregate: 'min',
+    rows: evidence,
+    exclusions: [],
+    note: jobsWithoutPassRate(rates.filter((rate) => rate.value === null)),
+  };
+}
+
+/**
+ * Says how many jobs the minimum leaves out, and why: a job has no pass rate until every item has an
+ * outcome (metric_evaluation_pass_rates), so a queued, running or cancelled job is not a 0.
+ */
+function jobsWithoutPassRate(jobs: readonly PassRateFigure[]): string | null {
+  if (jobs.length === 0) return null;
+  const byStatus = new Map<string, number>();
+  for (const { status } of jobs) {
+    const key = status ?? 'unknown status';
+    byStatus.set(key, (byStatus.get(key) ?? 0) + 1);
+  }
+  const statuses = [...byStatus]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([status, count]) => `${count} ${status}`)
+    .join(', ');
+  return (
+    `${countOf(jobs.length, 'job', 'jobs')} without a pass rate ${jobs.length === 1 ? 'is' : 'are'} not ` +
+    `counted (${statuses}): a job has one only once every item has an outcome`
+  );
 }
 
 async function frameworkMetric(

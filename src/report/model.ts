@@ -189,8 +189,9 @@ export interface EvaluationJobRow {
   failed: number | null;
   errored: number | null;
   /**
-   * Items passed ÷ dataset size (0–1), for every job whatever its status (see `evaluationPassRate`);
-   * null when either count is unknown or the dataset is empty.
+   * Items passed ÷ dataset size (0–1) once every item has an outcome (see `evaluationPassRate`); null
+   * (shown "—") for a queued, running or cancelled job whose items have not all run, and when a count
+   * is unknown or the dataset is empty.
    */
   passRate: number | null;
   errorSummary: string | null;

@@ -183,6 +183,12 @@ const MIGRATIONS: readonly Migration[] = [
       "a snapshot's figures read the triage and dated risk acceptances its own files hold (snapshot_finding_triage, snapshot_risk_acceptances), so loading another snapshot or a journal never changes them; tables unchanged, views recreated",
     statements: () => [],
   },
+  {
+    version: 16,
+    description:
+      'metric_evaluation_pass_rates: a job has a pass rate only once every item has an outcome (a queued, running or cancelled job has none, never 0); tables unchanged, views recreated',
+    statements: () => [],
+  },
 ];
 
 /**

@@ -19,7 +19,7 @@
  * | metric_goal_asr                 | pooled attacks per (goal category, goal) over attack runs; service GoalDetail.asr beside | overall_asr, attack_runs     |
  * | metric_risk_by_domain           | per risk_domain of attack runs: findings by severity as findings_*, pooled ASR, max score | findings: severity_breakdown, attack_runs; ASR/max score: overall_asr, attack_runs |
  * | metric_trend                    | per assessment: ASR and risk score as above                                | overall_asr, attack_runs                  |
- * | metric_evaluation_pass_rates    | items passed ÷ dataset size, else the service's pass_rate                  | —                                         |
+ * | metric_evaluation_pass_rates    | items passed ÷ dataset size once every item has an outcome, else NULL      | —                                         |
  * | metric_consistency              | every service total beside its recomputation                               | (recomputation unknown → not compared)    |
  *
  * An analyzed assessment is one whose status is completed or failed (the service's own convention).
@@ -28,6 +28,7 @@
  * snapshot of each project, like the other `latest_*` views.
  */
 import { FRAMEWORKS } from '../taxonomy/frameworks.js';
+import type { ITEM_STATES } from './schema.js';
 import { quoteIdent, quoteLiteral } from './sql.js';
 
 /** Trials a category (or a goal category's ASR) needs before it is evidence (unified with compliance). */
@@ -492,17 +493,45 @@ SELECT snapshot_id, org, workspace, project_id, project_key, assessment_id, asse
 FROM metric_assessments WHERE analyzed`;
 
 /**
- * One pass-rate definition for every job: items passed ÷ dataset size (an aborted job's unevaluated
- * items count as not passed); the service's analytics pass_rate only when the counts are missing.
+ * Evaluation item states (api-spec: the keys of EvaluationControlPlaneSummary) that are an item's
+ * outcome. Every other state is none: queued, claiming, provisioning, agent_running, agent_finished and
+ * verifying are still on the way to one, and a cancelled item never gets one.
+ */
+export const EVALUATION_OUTCOME_STATES = [
+  'passed',
+  'failed',
+  'errored',
+  'infra_error',
+  'timed_out',
+] as const satisfies readonly (typeof ITEM_STATES)[number][];
+
+const ITEMS_WITH_OUTCOME = EVALUATION_OUTCOME_STATES.map((state) => `e.items_${state}`).join(' + ');
+
+/**
+ * One pass-rate definition for every job: items passed ÷ dataset size, and only once every item of
+ * the dataset has an outcome (the item counts of EVALUATION_OUTCOME_STATES add up to dataset_size).
+ * Errored, infra_error and timed_out items count as not passed, so a failed job has a pass rate like
+ * a completed one (api-spec: EvaluationSummaryResponse, which holds pass_rate, has the status
+ * pending, completed or failed: a failed evaluation is summarized, a pending one is not). A queued or
+ * running job, or one cancelled before all its items ran, has no pass rate (NULL, never 0): an item
+ * without an outcome is neither passed nor failed. The spec lists no job_status values ("Allowed
+ * values of job_status …: not shown"), so the rule reads the item counts, not the status word. The
+ * spec gives no formula for pass_rate; the service's analytics pass_rate (service_pass_rate, beside)
+ * is the same ratio on every finished job of the fixtures and the simulator. It is the figure only
+ * when the item counts are unknown and the job's analytics summary is final (completed or failed),
+ * never while it is pending.
  */
 const METRIC_EVALUATION_PASS_RATES = `
 CREATE OR REPLACE VIEW metric_evaluation_pass_rates AS
 SELECT e.snapshot_id, s.org, s.workspace, e.project_id, e.project_key, e.evaluation_id, e.name, e.job_status,
        e.items_passed AS numerator, e.dataset_size AS denominator,
-       CASE WHEN e.items_passed IS NOT NULL AND e.dataset_size > 0 THEN e.items_passed / e.dataset_size
-            ELSE e.analytics_pass_rate END AS pass_rate,
-       CASE WHEN e.items_passed IS NOT NULL AND e.dataset_size > 0 THEN 'recomputed'
-            WHEN e.analytics_pass_rate IS NOT NULL THEN 'service' END AS source,
+       ${ITEMS_WITH_OUTCOME} AS items_with_outcome,
+       CASE WHEN e.dataset_size > 0 AND ${ITEMS_WITH_OUTCOME} = e.dataset_size THEN e.items_passed / e.dataset_size
+            WHEN (${ITEMS_WITH_OUTCOME}) IS NULL AND e.analytics_status IN ('completed', 'failed')
+              THEN e.analytics_pass_rate END AS pass_rate,
+       CASE WHEN e.dataset_size > 0 AND ${ITEMS_WITH_OUTCOME} = e.dataset_size THEN 'recomputed'
+            WHEN (${ITEMS_WITH_OUTCOME}) IS NULL AND e.analytics_status IN ('completed', 'failed')
+              AND e.analytics_pass_rate IS NOT NULL THEN 'service' END AS source,
        e.analytics_pass_rate AS service_pass_rate
 FROM evaluation_jobs e JOIN snapshots s ON s.snapshot_id = e.snapshot_id`;
 

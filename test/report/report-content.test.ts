@@ -70,18 +70,62 @@ describe('attack effectiveness: times used, not attacks', () => {
 });
 
 describe('evaluation pass rate: one definition', () => {
-  it('divides items passed by dataset size for every job, whatever its status', () => {
-    // A cancelled job: 18 passed of 111 items, only 19 evaluated. Not 18 / 19 = 94.7%.
-    expect(evaluationPassRate(18, 111, null)).toBeCloseTo(18 / 111, 10);
+  const items = (
+    passed: number | null,
+    rest: Partial<Record<'failed' | 'errored' | 'infra_error' | 'timed_out', number | null>> = {},
+  ) => ({
+    passed,
+    failed: 0,
+    errored: 0,
+    infra_error: 0,
+    timed_out: 0,
+    ...rest,
+  });
+  const job = (
+    counts: ReturnType<typeof items>,
+    datasetSize: number | null,
+    service: { passRate: number | null; status: string | null } = { passRate: null, status: null },
+  ) =>
+    evaluationPassRate({
+      items: counts,
+      datasetSize,
+      servicePassRate: service.passRate,
+      serviceStatus: service.status,
+    });
+
+  it('divides items passed by dataset size once every item has an outcome', () => {
     // A finished job: the service's figure is the same ratio; ours is computed the same way.
-    expect(evaluationPassRate(49, 54, 0.9074)).toBeCloseTo(49 / 54, 10);
-    expect(evaluationPassRate(null, 54, 0.5)).toBe(0.5);
-    expect(evaluationPassRate(3, 0, null)).toBeNull();
+    expect(job(items(49, { failed: 5 }), 54, { passRate: 0.9074, status: 'completed' })).toBeCloseTo(
+      49 / 54,
+      10,
+    );
+    // A failed job: errored, infra-error and timed-out items count as not passed.
+    expect(job(items(1, { failed: 1, infra_error: 3, timed_out: 1 }), 6)).toBeCloseTo(1 / 6, 10);
+  });
+
+  it('gives a queued, running or partly cancelled job no pass rate, never 0', () => {
+    // Queued: 0 of 286 items have an outcome. Running: 20 passed, 4 failed so far of 275.
+    expect(job(items(0), 286)).toBeNull();
+    expect(job(items(20, { failed: 4 }), 275)).toBeNull();
+    // Cancelled with 18 passed and 1 failed of 111: 92 items never ran. Neither 18 / 111 nor 18 / 19.
+    expect(job(items(18, { failed: 1 }), 111)).toBeNull();
+    expect(job(items(3), 0)).toBeNull();
+  });
+
+  it("takes the service's figure only when the counts are unknown and its summary is final", () => {
+    expect(job(items(null), 54, { passRate: 0.5, status: 'completed' })).toBe(0.5);
+    expect(job(items(null), 54, { passRate: 0.25, status: 'failed' })).toBe(0.25);
+    expect(job(items(null), 54, { passRate: 0.1, status: 'pending' })).toBeNull();
+    expect(job(items(null), 54)).toBeNull();
   });
 
   it('states the definition under the table', async () => {
     const { markdown } = await renderMarkdown(executiveFixture());
-    expect(markdown).toContain('Pass rate = items passed ÷ dataset size, the same definition for every job');
+    expect(markdown).toContain(
+      'Pass rate = items passed ÷ dataset size, once every item of the job has an outcome',
+    );
+    expect(markdown).toContain('has none yet (—, not 0%)');
+    expect(markdown).not.toContain("(and the service's own)");
   });
 });
 

@@ -22,6 +22,7 @@ import {
 } from '../../metrics/read-figures.js';
 import { readGoalAsr, readRiskByDomain } from '../../metrics/read-domains-goals.js';
 import { figureScope } from './metrics.js';
+import { EVALUATION_OUTCOME_STATES } from '../../warehouse/metric-views.js';
 import { quoteLiteral } from '../../warehouse/sql.js';
 import { isoTimestamp, json, num, queryRows, str, strings } from './query.js';
 import type { ProjectScope } from './scope.js';
@@ -102,17 +103,33 @@ async function topFindings(conn: DuckDBConnection, scope: ProjectScope): Promise
   }));
 }
 
+/** Item counts of an evaluation job by outcome state (item_counts), null where unknown. */
+export type EvaluationOutcomeCounts = Readonly<
+  Record<(typeof EVALUATION_OUTCOME_STATES)[number], number | null>
+>;
+
 /**
  * The pass-rate rule of the metrics layer (view metric_evaluation_pass_rates), in TypeScript for
- * hand-built models: items passed ÷ dataset size, else the service's figure.
+ * hand-built models: items passed ÷ dataset size once every item has an outcome (the outcome counts
+ * add up to the dataset size), else null: a queued, running or cancelled job has no pass rate yet,
+ * never 0. The service's pass_rate counts only when the item counts are unknown and its analytics
+ * summary is final (`serviceStatus` completed or failed).
  */
-export function evaluationPassRate(
-  passed: number | null,
-  datasetSize: number | null,
-  servicePassRate: number | null,
-): number | null {
-  if (passed !== null && datasetSize !== null && datasetSize > 0) return passed / datasetSize;
-  return servicePassRate;
+export function evaluationPassRate(job: {
+  items: EvaluationOutcomeCounts;
+  datasetSize: number | null;
+  servicePassRate: number | null;
+  serviceStatus: string | null;
+}): number | null {
+  const counts = EVALUATION_OUTCOME_STATES.map((state) => job.items[state]);
+  if (counts.some((count) => count === null)) {
+    const final = job.serviceStatus === 'completed' || job.serviceStatus === 'failed';
+    return final ? job.servicePassRate : null;
+  }
+  const withOutcome = counts.reduce<number>((sum, count) => sum + (count ?? 0), 0);
+  const { datasetSize } = job;
+  if (datasetSize === null || datasetSize <= 0 || withOutcome !== datasetSize) return null;
+  return (job.items.passed ?? 0) / datasetSize;
 }
 
 async function evaluationJobs(conn: DuckDBConnection, scope: ProjectScope): Promise<EvaluationJobRow[]> {
