@@ -3,20 +3,21 @@
  * the warehouse, with the same code and metrics as the run's gate step, so CI can re-check a
  * database (or a snapshot loaded elsewhere) and get the gate report and its JUnit XML.
  *
- *   config gates ─▶ snapshot (given, or the workspace's newest) ─▶ previous (given, or the one loaded
- *   before it) ─▶ projects in scope ─▶ evaluateGates (warehouse metrics) ─▶ gate report
+ *   config gates ─▶ snapshot (given, or the workspace's newest) ─▶ previous (given, or the one a run
+ *   of it compared with: gates-baseline.ts) ─▶ projects in scope ─▶ evaluateGates (warehouse metrics)
+ *   ─▶ gate report (naming the previous snapshot and why that one)
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError, wordsFlags } from '../errors.js';
 import { withMetricReadsCached } from '../metrics/read-figures.js';
 import {
   holdsSeveralWorkspaces,
-  previousSnapshotId,
   projectsInSnapshot,
   queryRows,
   snapshotInfo,
 } from '../diff/warehouse-source.js';
 import { buildGateReport, type GateReport } from './gate-report.js';
+import { BASELINE_REASON, defaultGatesBaseline } from './gates-baseline.js';
 import { evaluateGates, type GateToEvaluate } from './gates.js';
 import { readExpiringAcceptances } from '../metrics/read-acceptances.js';
 import { warehouseMetricProvider } from './warehouse-metrics.js';
@@ -30,8 +31,13 @@ export interface CheckGatesOptions {
   workspace: string;
   /** Default: the newest snapshot of org/workspace in the database. */
   snapshotId?: string | undefined;
-  /** What new/regressed findings are counted against; default: the snapshot loaded before it; null: none. */
+  /**
+   * What new/regressed findings are counted against; default: the snapshot a run of it compared with
+   * (the gated baseline, see gates-baseline.ts), never a partial one; null: none.
+   */
   previousSnapshotId?: string | null | undefined;
+  /** The DuckDB file the connection is open on: its baseline record sits beside it. */
+  database: string;
 }
 
 export interface CheckGatesResult {
@@ -53,10 +59,14 @@ export async function checkGates(
       `Snapshot ${snapshotId} belongs to ${info.org}/${info.workspace}, not ${options.org}/${options.workspace} of the config.`,
     );
   }
-  const previous =
+  const baseline =
     options.previousSnapshotId === undefined
-      ? await previousSnapshotId(conn, snapshotId)
-      : options.previousSnapshotId;
+      ? await defaultGatesBaseline(conn, options.database, info)
+      : {
+          snapshotId: options.previousSnapshotId,
+          reason: options.previousSnapshotId === null ? BASELINE_REASON.givenNone : BASELINE_REASON.given,
+        };
+  const previous = baseline.snapshotId;
   if (previous !== null) {
     const previousInfo = await snapshotInfo(conn, previous);
     if (previousInfo === null) throw new UsageError(`Snapshot ${previous} is not in the database.`);
@@ -88,6 +98,7 @@ export async function checkGates(
   const report = buildGateReport({
     snapshotId,
     previousSnapshotId: previous,
+    previousSnapshotReason: baseline.reason,
     rootSha256: info.root_sha256,
     workspace: several ? { org: info.org, workspace: info.workspace } : undefined,
     results,

@@ -22,6 +22,11 @@ export interface GateReport {
   format: typeof GATE_REPORT_FORMAT;
   snapshot_id: string;
   previous_snapshot_id: string | null;
+  /**
+   * Why the gates compared with that snapshot, e.g. `the gated baseline (…)`; null when the builder
+   * was not told.
+   */
+  previous_snapshot_reason: string | null;
   /** Manifest root hash of the snapshot the gates were measured on (provenance). */
   root_sha256: string | null;
   /**
@@ -43,6 +48,8 @@ export interface GateReport {
 export function buildGateReport(input: {
   snapshotId: string;
   previousSnapshotId: string | null;
+  /** Why that previous snapshot (gates-baseline.ts words the reasons). */
+  previousSnapshotReason?: string | undefined;
   rootSha256: string | null;
   workspace?: { org: string; workspace: string } | undefined;
   results: GateResult[];
@@ -54,6 +61,7 @@ export function buildGateReport(input: {
     format: GATE_REPORT_FORMAT,
     snapshot_id: input.snapshotId,
     previous_snapshot_id: input.previousSnapshotId,
+    previous_snapshot_reason: input.previousSnapshotReason ?? null,
     root_sha256: input.rootSha256,
     ...(input.workspace === undefined ? {} : { workspace: input.workspace }),
     tripped: input.results.some((r) => r.trips),
@@ -84,7 +92,8 @@ export function gateReportMarkdown(report: GateReport): string {
   const lines: string[] = ['# Gate report', ''];
   lines.push(
     `Snapshot ${markdownCode(report.snapshot_id)}, compared with ` +
-      `${report.previous_snapshot_id === null ? 'no previous snapshot' : markdownCode(report.previous_snapshot_id)}.`,
+      `${report.previous_snapshot_id === null ? 'no previous snapshot' : markdownCode(report.previous_snapshot_id)}` +
+      `${report.previous_snapshot_reason === null ? '' : `: ${escapeMarkdownText(report.previous_snapshot_reason)}`}.`,
   );
   // Read back by `airt-report verify BUNDLE.zip` to tie this report to the bundled manifest.
   lines.push(provenanceLine(report.snapshot_id, report.root_sha256), '');

@@ -22,6 +22,11 @@ const EntrySchema = z.object({
   snapshot_id: z.string().min(1),
   /** When the gates of that run were evaluated (ISO 8601). */
   gated_at: z.string(),
+  /**
+   * The snapshot that run's diff and gates compared with (null: none), so `airt-report gates` on it
+   * compares with the same one. Absent in records written before it was kept.
+   */
+  previous_snapshot_id: z.string().min(1).nullable().optional(),
 });
 
 const FileSchema = z.object({

@@ -63,6 +63,7 @@ export async function settleBaseline(state: RunState): Promise<RunSummary['basel
       await recordGatedBaseline(config.database, org, workspace, {
         snapshot_id: snapshotId,
         gated_at: state.now().toISOString(),
+        previous_snapshot_id: state.previousSnapshotId,
       });
       state.baselineRecorded = true;
       return { advanced: true, snapshot_id: snapshotId, reason: null };

@@ -16,7 +16,8 @@
  *  baseline ────── this snapshot becomes the next run's baseline only if every step succeeded on a
  *   │              complete snapshot (run-baseline.ts)
  *  run-summary.json + human summary on stderr; exit 0 ok · 1 failed · 3 partial snapshot · 4 gate tripped
- *  · 130/143 interrupted
+ *  · 130/143 interrupted; the first that applies of 130/143, 1, 4, 3 wins (a gate tripped on a partial
+ *  snapshot exits 4; partial_snapshot in the summary and its first line still say partial)
  * ```
  * A failed step skips the steps that need it, never the summary. A snapshot that fetched nothing from
  * the service (unreachable, even if a triage journal gave it files) fails the run. Gates trip after
@@ -155,6 +156,7 @@ async function finish(state: RunState): Promise<PipelineResult> {
     finished_at: state.now().toISOString(),
     outcome,
     exit_code: exitCode,
+    partial_snapshot: state.snapshot?.status === 'partial',
     interruption,
     snapshot: {
       id: manifest?.snapshot_id ?? null,

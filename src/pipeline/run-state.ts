@@ -11,6 +11,7 @@ import type { SnapshotEffects, SnapshotResult, StoppedRequest } from '../snapsho
 import type { VerifyResult } from '../snapshot/verify.js';
 import type { Warehouse } from '../warehouse/db.js';
 import type { GateResult } from './gates.js';
+import { BASELINE_REASON } from './gates-baseline.js';
 import { runOptionName, type RunConfig } from './run-config.js';
 import type { OutputFile, StepName, StepRecord, StepStatus } from './run-summary.js';
 
@@ -79,6 +80,8 @@ export class RunState {
   since: string | null = null;
   /** The snapshot the diff and gates compare with: the recorded gated baseline, if in the database. */
   previousSnapshotId: string | null = null;
+  /** Why previousSnapshotId is that snapshot (or none), as the gate report says it (gates-baseline.ts). */
+  previousSnapshotReason: string = BASELINE_REASON.noGated;
   /** The gated baseline as recorded before this run (null: none); undefined until the load step reads it. */
   recordedBaseline: string | null | undefined = undefined;
   /** Projects in scope (keys), in report order. */

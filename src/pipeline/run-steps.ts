@@ -15,6 +15,7 @@ import { baselineInScope, gatedBaselinePath, readGatedBaseline } from './gated-b
 import { buildGateReport, gateReportJson, gateReportMarkdown } from './gate-report.js';
 import { gateReportJunit } from './gate-junit.js';
 import { evaluateGates } from './gates.js';
+import { BASELINE_REASON } from './gates-baseline.js';
 import { applyRetention, listFinishedSnapshots } from './retention.js';
 import { RUN_TOKEN_SOURCE, runOptionName } from './run-config.js';
 import { fetchedFromService, nothingFetched } from './run-nothing-fetched.js';
@@ -182,11 +183,20 @@ export async function loadStep(state: RunState): Promise<void> {
 async function usableBaseline(state: RunState, conn: DuckDBConnection): Promise<string | null> {
   const { snapshotInfo } = await import('../warehouse/snapshot-lookup.js');
   const recorded = state.recordedBaseline ?? null;
+  state.previousSnapshotReason = BASELINE_REASON.noGated;
   if (recorded === null || recorded === state.snapshot?.snapshotId) return null;
   const info = await snapshotInfo(conn, recorded);
   const { org, workspace } = state.config.connection;
-  if (info !== null && baselineInScope(info, org, workspace)) return recorded;
+  if (info !== null && baselineInScope(info, org, workspace)) {
+    state.previousSnapshotReason = BASELINE_REASON.gated;
+    return recorded;
+  }
+  const where = `(recorded in ${gatedBaselinePath(state.config.database)})`;
   if (info !== null) {
+    state.previousSnapshotReason = BASELINE_REASON.unusable(
+      recorded,
+      `${where} belongs to ${info.org}/${info.workspace}`,
+    );
     // Project keys are unique only inside a workspace: compared across workspaces, every finding
     // would be "new" or "resolved". An edited or copied record must not make the gates do that.
     state.warn(
@@ -195,6 +205,7 @@ async function usableBaseline(state: RunState, conn: DuckDBConnection): Promise<
     );
     return null;
   }
+  state.previousSnapshotReason = BASELINE_REASON.unusable(recorded, `${where} is not in the database`);
   state.warn(
     `the baseline snapshot ${recorded} (recorded in ${gatedBaselinePath(state.config.database)}) is not in ` +
       `${state.config.database}; this run compares with no snapshot, so every open finding counts as new`,
@@ -320,6 +331,7 @@ export async function gatesStep(state: RunState): Promise<void> {
     const report = buildGateReport({
       snapshotId: snapshot.snapshotId,
       previousSnapshotId: state.previousSnapshotId,
+      previousSnapshotReason: state.previousSnapshotReason,
       rootSha256: snapshot.manifest.root_sha256,
       workspace: several ? { org: snapshot.manifest.org, workspace: snapshot.manifest.workspace } : undefined,
       results,

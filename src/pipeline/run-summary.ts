@@ -77,6 +77,12 @@ export interface RunSummary {
   finished_at: string;
   outcome: RunOutcome;
   exit_code: number;
+  /**
+   * True when the snapshot is partial (some requests failed for good), whatever the outcome: a failed
+   * run (1) or a tripped gate (4) wins the exit code over a partial snapshot (3), so a scheduler that
+   * retries partial snapshots reads this, not the exit code.
+   */
+  partial_snapshot: boolean;
   /** Set when the run was interrupted (outcome `interrupted`); null otherwise. */
   interruption: RunInterruption | null;
   snapshot: {
@@ -133,7 +139,9 @@ export interface RunSummary {
 /**
  * The exit code for an outcome: interrupted (the abort's code, 130 for Ctrl-C) > failed 1 > gate
  * tripped 4 > partial snapshot 3 > ok 0. An interrupted run's later steps fail as a consequence,
- * so the interruption is what the exit code reports.
+ * so the interruption is what the exit code reports. A tripped gate wins over a partial snapshot: a
+ * security gate that failed must never read as "partial, retry later"; the summary's
+ * `partial_snapshot` and its first line still say the snapshot was partial.
  */
 export function decideOutcome(input: {
   /** Exit code of the interruption (see abortExitCode), or null when the run was not interrupted. */
@@ -179,7 +187,7 @@ export function humanSummary(summary: RunSummary, summaryPath: string | null): s
       : [`run failed at ${firstFailed.name}: ${oneLine(firstFailed.error ?? 'no reason recorded')}`]),
     interruption === null
       ? `run ${summary.snapshot.id ?? '(no snapshot)'} of ${summary.org}/${summary.workspace}: ` +
-        `${OUTCOME_TEXT[summary.outcome]} (exit ${summary.exit_code})`
+        `${OUTCOME_TEXT[summary.outcome]} (exit ${summary.exit_code})${partialTooText(summary)}`
       : `run interrupted during ${interruption.step} (${oneLine(interruption.reason)}, exit ${summary.exit_code}); ` +
         oneLine(interruption.message),
   ];
@@ -209,6 +217,19 @@ export function humanSummary(summary: RunSummary, summaryPath: string | null): s
   lines.push(`  baseline: ${baselineLine(summary.baseline)}`);
   if (summaryPath !== null) lines.push(`  summary: ${summaryPath}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A partial snapshot that lost the exit code to a failure or a tripped gate is still named on the first
+ * line: `a gate tripped (exit 4) on a partial snapshot: 3 failed requests; the next run fetches them again`.
+ */
+function partialTooText(summary: RunSummary): string {
+  if (summary.snapshot.status !== 'partial' || summary.outcome === 'partial') return '';
+  const failed = summary.snapshot.failed_requests ?? summary.failed_requests.length;
+  return (
+    ` on a partial snapshot: ${failed} failed request${failed === 1 ? '' : 's'}; ` +
+    `the next run fetches ${failed === 1 ? 'it' : 'them'} again`
+  );
 }
 
 function baselineLine(baseline: BaselineRecord): string {

@@ -35,7 +35,8 @@ export const gatesCommand = defineCommand<GatesArgs>({
       .option('previous', {
         type: 'string',
         describe:
-          "Snapshot new/regressed findings are counted against (default: the one loaded before; 'none' for none)",
+          'Snapshot new/regressed findings are counted against (default: the one a run of it compared with, ' +
+          "the gated baseline; never a partial one; 'none' for none)",
       })
       .option('junit', {
         type: 'string',
@@ -88,6 +89,7 @@ export const gatesCommand = defineCommand<GatesArgs>({
         projects: config.projects,
         org: config.connection.org,
         workspace: config.connection.workspace,
+        database: db,
         snapshotId: args.snapshot,
         previousSnapshotId:
           args.previous === undefined ? undefined : args.previous === 'none' ? null : args.previous,

@@ -2,8 +2,9 @@
  * `airt-report run --config FILE`: the scheduled pipeline (snapshot → verify → load → diff → reports →
  * gates → bundle → retention; see src/pipeline/run-pipeline.ts). Prints the run summary's path on
  * stdout and a human summary on stderr. Exit 0 ok · 1 failed (also: service unreachable) · 3 partial
- * snapshot · 4 gate tripped. Only a run whose every step succeeded on a complete snapshot becomes the
- * next run's baseline (src/pipeline/run-baseline.ts).
+ * snapshot · 4 gate tripped; 1 and 4 win over 3 (run-summary.json's partial_snapshot still says it was
+ * partial, see decideOutcome in src/pipeline/run-summary.ts). Only a run whose every step succeeded on
+ * a complete snapshot becomes the next run's baseline (src/pipeline/run-baseline.ts).
  */
 import path from 'node:path';
 import { EXIT, UsageError } from '../../errors.js';
@@ -17,7 +18,8 @@ interface RunArgs {
 
 export const runCommand = defineCommand<RunArgs>({
   command: 'run',
-  describe: 'Run the scheduled pipeline from a config file (exit 3 partial snapshot, 4 gate tripped)',
+  describe:
+    'Run the scheduled pipeline from a config file (exit 3 partial snapshot, 4 gate tripped, also on a partial one)',
   builder: (y) =>
     y
       .option('config', { type: 'string', describe: 'Run configuration (.yaml, .yml or .json)' })
@@ -25,7 +27,13 @@ export const runCommand = defineCommand<RunArgs>({
         type: 'boolean',
         describe: "Print the config file's JSON Schema and exit",
       })
-      .option('quiet', { type: 'boolean', describe: 'No snapshot progress output' }),
+      .option('quiet', { type: 'boolean', describe: 'No snapshot progress output' })
+      .epilog(
+        'Exit codes: 0 ok · 1 failed (also: service unreachable) · 3 partial snapshot (some requests ' +
+          'failed) · 4 a gate tripped · 130/143 interrupted. When several apply, the first of 130/143, 1, ' +
+          '4, 3 wins: a gate that trips on a partial snapshot exits 4, and the first stderr line and ' +
+          'partial_snapshot in run-summary.json say the snapshot was partial.',
+      ),
   async run(args, io) {
     const { loadRunConfig, runConfigJsonSchema } = await import('../../pipeline/run-config.js');
     if (args['print-config-schema']) {
