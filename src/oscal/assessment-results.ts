@@ -190,6 +190,15 @@ export function buildAssessmentResults(evidence: OscalEvidence): Json {
   const when = snapshot.fetched_at ?? snapshot.started_at ?? '1970-01-01T00:00:00.000Z';
   const project = `${snapshot.project_key} (${snapshot.org}/${snapshot.workspace})`;
   const risks = counted.map((f) => risk(f, evidence)).filter((r): r is Json => r !== null);
+  // A forced load of a snapshot that failed verification: said first, where a reader starts.
+  const unverified = snapshot.verified
+    ? ''
+    : `WARNING: UNVERIFIED DATA. Snapshot ${snapshotId} failed verification and was loaded anyway (forced): these results are not those of the snapshot whose root hash is shown. `;
+  const undecidedRemark =
+    undecided.length === 0
+      ? ''
+      : `Not decided (not tested, or insufficient evidence): ${undecided.map((c) => `${c.framework}.${c.tag} (${c.state})`).join(', ')}.`;
+  const resultRemarks = `${unverified}${undecidedRemark}`.trim();
   return {
     'assessment-results': {
       uuid: oscalUuid('assessment-results', snapshotId, snapshot.project_key),
@@ -198,8 +207,12 @@ export function buildAssessmentResults(evidence: OscalEvidence): Json {
         'last-modified': when,
         version: snapshotId,
         'oscal-version': OSCAL_VERSION,
-        props: [prop('snapshot-id', snapshotId), prop('root-sha256', snapshot.root_sha256 ?? 'unknown')],
-        remarks: `Written by airt-report ${snapshot.tool_version ?? ''} from snapshot ${snapshotId}. A mapping of red-team results onto framework categories, not a certification.`,
+        props: [
+          prop('snapshot-id', snapshotId),
+          prop('root-sha256', snapshot.root_sha256 ?? 'unknown'),
+          ...(snapshot.verified ? [] : [prop('snapshot-verified', 'false')]),
+        ],
+        remarks: `${unverified}Written by airt-report ${snapshot.tool_version ?? ''} from snapshot ${snapshotId}. A mapping of red-team results onto framework categories, not a certification.`,
       },
       'import-ap': {
         href: `#${manifestResource}`,
@@ -229,11 +242,7 @@ export function buildAssessmentResults(evidence: OscalEvidence): Json {
           ...(counted.length === 0 ? {} : { observations: counted.map((f) => observation(f, evidence)) }),
           ...(risks.length === 0 ? {} : { risks }),
           ...(decided.length === 0 ? {} : { findings: decided.map((c) => finding(c, evidence, counted)) }),
-          ...(undecided.length === 0
-            ? {}
-            : {
-                remarks: `Not decided (not tested, or insufficient evidence): ${undecided.map((c) => `${c.framework}.${c.tag} (${c.state})`).join(', ')}.`,
-              }),
+          ...(resultRemarks === '' ? {} : { remarks: resultRemarks }),
         },
       ],
       'back-matter': {

@@ -18,6 +18,11 @@ export interface OscalSnapshot {
   fetched_at: string | null;
   root_sha256: string | null;
   tool_version: string | null;
+  /**
+   * False when the snapshot failed verification and was loaded anyway (forced): its results come from
+   * files that are not the ones its root hash vouches for (the document says so).
+   */
+  verified: boolean;
   project_key: string;
   project_id: string | null;
   project_name: string | null;
@@ -94,7 +99,8 @@ async function readSnapshot(
   const [row] = await queryRows(
     conn,
     `SELECT s.org, s.workspace, strftime(s.started_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS started_at,
-            strftime(s.fetched_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS fetched_at, s.root_sha256, s.tool_version
+            strftime(s.fetched_at, '%Y-%m-%dT%H:%M:%S.%gZ') AS fetched_at, s.root_sha256, s.tool_version,
+            s.verified
      FROM snapshots s WHERE s.snapshot_id = $1`,
     [scope.snapshotId],
   );
@@ -108,6 +114,7 @@ async function readSnapshot(
     fetched_at: str(row.fetched_at),
     root_sha256: str(row.root_sha256),
     tool_version: str(row.tool_version),
+    verified: row.verified !== false,
     project_key: scope.project.key,
     project_id: scope.project.id,
     project_name: scope.project.name,

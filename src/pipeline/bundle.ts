@@ -6,6 +6,11 @@
  *
  * Files are streamed (hashed in a first pass, compressed in a second) so bundling a large snapshot
  * does not hold it in memory; a file that changes between the passes aborts the bundle.
+ *
+ *   verify the snapshot dir ─▶ plan entries (hash) ─▶ zip to a staging file ─▶ verifyBundle on it
+ *     ─▶ rename over the target (bundle-staging.ts) ─▶ signature beside it
+ *
+ * Only a bundle its own `verify BUNDLE.zip` accepts is published; otherwise nothing is left behind.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -16,12 +21,14 @@ import { CliError, WordedError, wordsFlags } from '../errors.js';
 import { checkOutputFile, openOutputFile, writeOutputFile, type OutputFile } from '../output-file.js';
 import type { SigningKey } from '../signing/ssh-keys.js';
 import { signSshsig } from '../signing/sshsig.js';
-import { MANIFEST_FILE, computeRootHash, type Manifest } from '../snapshot/manifest.js';
+import { MANIFEST_FILE, type Manifest } from '../snapshot/manifest.js';
 import { hashFile, type FileDigest } from '../snapshot/hash-file.js';
 import { resolveInside } from '../snapshot/safe-path.js';
-import { readManifest } from '../snapshot/verify.js';
+import { verifySnapshot } from '../snapshot/verify.js';
+import { terminalSafe } from '../text-safety.js';
 import { VERSION } from '../version.js';
 import { BUNDLE_SIGNATURE_NAMESPACE, SIGNATURE_ENTRY, signatureSidecarPath } from './bundle-signature.js';
+import { publishStaged, stagingPath } from './bundle-staging.js';
 import { assertSafeZipEntryName } from './zip-entry-name.js';
 
 export const CHECKSUMS_ENTRY = 'SHA256SUMS';
@@ -79,10 +86,15 @@ interface PlannedEntry {
   sha256: string;
 }
 
-/** Writes the bundle; throws CliError naming the file when an input is missing or changes meanwhile. */
+/**
+ * Writes the bundle; throws CliError naming the file when an input is missing or changes meanwhile.
+ * Refuses a snapshot directory that does not match its manifest, and a bundle that `verifyBundle`
+ * would reject (BundleCheckError: a report of another snapshot or of an unverified load, …): the
+ * bundle is written beside the target and renamed into place only once it passes.
+ */
 export async function writeBundle(options: WriteBundleOptions): Promise<BundleResult> {
   const manifestPath = path.join(options.snapshotDir, MANIFEST_FILE);
-  const manifest = await readBundledManifest(options.snapshotDir);
+  const manifest = await verifiedManifest(options.snapshotDir, options.signal);
   const inputs: BundleFile[] = [{ name: BUNDLE_MANIFEST_ENTRY, path: manifestPath }, ...options.files];
   if (options.includeSnapshot) {
     for (const file of manifest.files) {
@@ -119,20 +131,29 @@ export async function writeBundle(options: WriteBundleOptions): Promise<BundleRe
 
   // Checked before anything is compressed; the shared helper refuses FIFOs, devices, links, system paths.
   await checkOutputFile(options.out);
-  const zipFile = await openOutputFile(options.out, { signal: options.signal });
+  // Written beside the target and checked as `verify BUNDLE.zip` checks it; published only if it passes.
+  const staged = stagingPath(options.out);
+  let zipped: FileDigest | undefined;
   try {
-    await writeZip(zipFile, planned);
-    await zipFile.commit();
+    const zipFile = await openOutputFile(staged, { signal: options.signal });
+    try {
+      await writeZip(zipFile, planned);
+      await zipFile.commit();
+    } finally {
+      await zipFile.discard();
+    }
+    await refuseFailingBundle(staged, options.out, options.signal);
+    // Streamed like the inputs: a bundle holding a whole snapshot may be large.
+    zipped = await hashFile(staged);
+    await publishStaged(staged, options.out);
   } finally {
-    await zipFile.discard();
+    await rm(staged, { force: true });
   }
   // Beside the zip for ssh-keygen; written after it, so a stop in between leaves a signature that
   // differs from the one inside, which verify reports. An unsigned bundle removes a stale one.
   const sidecar = signatureSidecarPath(options.out);
   if (signature !== null) await writeOutputFile(sidecar, signature, { signal: options.signal });
   else await rm(sidecar, { force: true });
-  // Streamed like the inputs: a bundle holding a whole snapshot may be large.
-  const zipped = await hashFile(options.out);
   if (zipped === undefined) throw new CliError(`${options.out} was written but is missing.`);
   return {
     path: options.out,
@@ -204,17 +225,60 @@ async function writeZip(file: OutputFile, entries: readonly PlannedEntry[]): Pro
   await flush();
 }
 
-/** The snapshot's manifest (readManifest says what to do when there is none), its root hash checked. */
-async function readBundledManifest(snapshotDir: string): Promise<Manifest> {
-  const manifest = await readManifest(snapshotDir);
-  if (computeRootHash(manifest.files) !== manifest.root_sha256) {
-    throw new WordedError(
-      (name) =>
-        `Cannot bundle: ${path.join(snapshotDir, MANIFEST_FILE)} root_sha256 does not match its file list; ` +
-        (wordsFlags(name) ? 'run airt-report verify.' : 'verifySnapshot shows what differs.'),
+/** Differences named when a snapshot does not verify; the rest are counted. */
+const DIFFERENCES_SHOWN = 3;
+
+/**
+ * The snapshot's manifest, once verifySnapshot found every file as it lists (readManifest says what to
+ * do when there is none). A bundle vouches for the snapshot by its root hash, so a snapshot whose
+ * files differ (one a forced load accepted) is refused, naming the first differences.
+ */
+async function verifiedManifest(snapshotDir: string, signal: AbortSignal | undefined): Promise<Manifest> {
+  const result = await verifySnapshot(snapshotDir, { signal });
+  if (result.ok) return result.manifest;
+  const differences = [
+    ...result.modified.map((file) => `${file.path} modified`),
+    ...result.missing.map((file) => `${file} missing`),
+    ...result.extra.map((file) => `${file} not in the manifest`),
+    ...(result.rootHash.ok ? [] : [`${MANIFEST_FILE} root_sha256 does not match its file list`]),
+  ];
+  const shown = differences.slice(0, DIFFERENCES_SHOWN).map((difference) => terminalSafe(difference));
+  if (differences.length > DIFFERENCES_SHOWN) shown.push(`${differences.length - DIFFERENCES_SHOWN} more`);
+  const dir = terminalSafe(snapshotDir);
+  throw new WordedError(
+    (name) =>
+      `Cannot bundle ${dir}: the snapshot does not match its manifest (${shown.join(', ')}); ` +
+      (wordsFlags(name)
+        ? `airt-report verify ${dir} lists every difference.`
+        : 'verifySnapshot lists every difference.'),
+  );
+}
+
+/** `verify BUNDLE.zip` would reject the bundle written: its problems, one per line. */
+export class BundleCheckError extends CliError {
+  override readonly name = 'BundleCheckError';
+  constructor(
+    readonly out: string,
+    readonly problems: readonly string[],
+  ) {
+    super(
+      `Cannot bundle: ${terminalSafe(out)} would fail its own verification, so it was not written ` +
+        `(${problems.length} problem(s)):\n${problems.map((problem) => `  ${terminalSafe(problem)}`).join('\n')}`,
     );
   }
-  return manifest;
+}
+
+/** Runs verifyBundle on the staged zip; throws BundleCheckError listing its problems when it fails. */
+async function refuseFailingBundle(
+  staged: string,
+  out: string,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  // Imported when needed: verify-bundle.ts imports the entry names from here (no static cycle).
+  const { verifyBundle } = await import('./verify-bundle.js');
+  const verification = await verifyBundle(staged, { signal });
+  // Problems name entries, never the staging file; the target's name is the one the user knows.
+  if (!verification.ok) throw new BundleCheckError(out, verification.problems);
 }
 
 async function hashInput(file: string): Promise<string> {

@@ -8,6 +8,8 @@
  *   → bundled snapshot files (if any) = the manifest's hashes
  *   → every Markdown/HTML report names that root hash; the gate report and the diff (JSON and
  *     Markdown) name the manifest's snapshot id and root hash (provenance)
+ *   → no report (Markdown, HTML, JSON) carries the warning of a snapshot loaded unverified (forced):
+ *     it names the genuine root hash, but its figures come from files that do not match it
  *
  *   → the signature (SHA256SUMS.sig inside, or <bundle>.zip.sig beside it) over SHA256SUMS, and with
  *     --allowed-signers whether its key is one of them (bundle-signature.ts)
@@ -23,6 +25,7 @@ import { lstat, readFile } from 'node:fs/promises';
 import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
 import { ManifestSchema, computeRootHash, type Manifest } from '../snapshot/manifest.js';
 import { findProvenanceLine, provenanceLine } from '../snapshot/provenance-line.js';
+import { reportMarkedUnverified, UNVERIFIED_BANNER_LEAD } from '../report/unverified-banner.js';
 import { BUNDLE_MANIFEST_ENTRY, BUNDLE_SNAPSHOT_PREFIX, CHECKSUMS_ENTRY } from './bundle.js';
 import {
   checkBundleSignature,
@@ -353,12 +356,33 @@ function checkProvenance(
       else result.problems.push(`${name}: ${problem}, not ${thisSnapshot}; bundle the files of one snapshot`);
       continue;
     }
-    if (!name.startsWith('reports/') || !/\.(md|html?)$/iu.test(name)) continue;
-    if (digest.text === null) result.problems.push(`${name}: too large to check its provenance`);
-    else if (!digest.text.includes(rootSha256)) {
-      result.problems.push(`${name}: its provenance does not name the manifest's root hash ${rootSha256}`);
-    } else result.provenance_checked.push(name);
+    if (!name.startsWith('reports/')) continue;
+    const format = reportFormat(name);
+    if (format === null) continue;
+    if (digest.text === null) {
+      // JSON files (charts' specs, the JSON report) are not required to name the root hash.
+      if (format !== 'json') result.problems.push(`${name}: too large to check its provenance`);
+      continue;
+    }
+    // A report of a forced load names the genuine root hash, but its figures are not that snapshot's.
+    if (reportMarkedUnverified(digest.text, format)) {
+      result.problems.push(
+        `${name}: made from a snapshot that failed verification and was loaded forced (it carries the ` +
+          `"${UNVERIFIED_BANNER_LEAD}" warning); bundle reports of a verified load`,
+      );
+    } else if (format !== 'json') {
+      if (digest.text.includes(rootSha256)) result.provenance_checked.push(name);
+      else
+        result.problems.push(`${name}: its provenance does not name the manifest's root hash ${rootSha256}`);
+    }
   }
+}
+
+/** The rendering a bundled report file is in, by its extension; null for charts and other files. */
+function reportFormat(name: string): 'md' | 'html' | 'json' | null {
+  if (/\.md$/iu.test(name)) return 'md';
+  if (/\.html?$/iu.test(name)) return 'html';
+  return /\.json$/iu.test(name) ? 'json' : null;
 }
 
 /**

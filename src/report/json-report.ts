@@ -3,7 +3,10 @@
  * The shape is fixed by schemas/report.schema.json (a test validates every kind against it):
  *
  *   { format, kind, snapshots, projects: [{ project, snapshot_id, figures, compliance, consistency, categories }],
- *     figures?, compliance?, consistency?, categories?, risk_acceptances?, data_quality }
+ *     figures?, compliance?, consistency?, categories?, risk_acceptances?, unverified_snapshots?, data_quality }
+ *
+ * `unverified_snapshots` is present only when a snapshot was loaded although it failed verification
+ * (forced): which, the files that did not match its manifest, and the report's warning sentence.
  *
  * `categories` is the ASR per goal category with its numerator, denominator, trials and evidence.
  * `risk_acceptances` (executive) lists the dated acceptances that ended or end within the window, as
@@ -14,6 +17,7 @@
  * numbers as JSON numbers, so the same model gives the same bytes.
  */
 import type { ProjectMetricsView, ReportModel, RiskAcceptanceReview } from './model.js';
+import { unverifiedSnapshots, unverifiedWarning } from './unverified-banner.js';
 
 export const REPORT_JSON_FORMAT = 'airt-report/report-1';
 
@@ -62,6 +66,7 @@ function acceptancesEntry(review: RiskAcceptanceReview) {
 export function renderReportJson(model: ReportModel): string {
   const projects = (model.metrics ?? []).map(projectEntry);
   const single = model.kind === 'portfolio' ? null : (projects[0] ?? null);
+  const unverified = unverifiedSnapshots(model.provenance.snapshots);
   const document = {
     format: REPORT_JSON_FORMAT,
     kind: model.kind,
@@ -80,6 +85,16 @@ export function renderReportJson(model: ReportModel): string {
           compliance: single.compliance,
           consistency: single.consistency,
           categories: single.categories,
+        }),
+    // Only when a snapshot was loaded unverified (forced): these figures are not that snapshot's.
+    ...(unverified.length === 0
+      ? {}
+      : {
+          unverified_snapshots: unverified.map((snapshot) => ({
+            snapshot_id: snapshot.snapshotId,
+            files_not_matching_manifest: snapshot.unverified?.files ?? [],
+            warning: unverifiedWarning(snapshot),
+          })),
         }),
     ...(model.kind === 'executive' && model.riskAcceptances !== undefined
       ? { risk_acceptances: acceptancesEntry(model.riskAcceptances) }

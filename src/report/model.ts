@@ -286,6 +286,18 @@ export interface SnapshotProvenance {
   snapshotToolVersion: string | null;
   apiVersion: string | null;
   appVersion: string | null;
+  /**
+   * Set when the snapshot failed verification and was loaded anyway (forced: the warehouse's
+   * snapshots.verified is false): its figures come from files that are not the ones its root hash
+   * vouches for, and every rendering says so (unverified-banner.ts). Absent for a verified snapshot.
+   */
+  unverified?: UnverifiedLoad;
+}
+
+/** What the warehouse recorded about a snapshot loaded although it failed verification. */
+export interface UnverifiedLoad {
+  /** Files that did not match the manifest (modified, missing, unlisted), sorted; from load_warnings. */
+  files: string[];
 }
 
 /** Where a report's data came from: snapshot, root hash, fetch time, tool version. */

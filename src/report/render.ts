@@ -15,6 +15,7 @@ import type { ReportModel } from './model.js';
 import { Escaped, outputContext, type TemplateFormat } from './output-context.js';
 import { loadTemplate, runTemplate } from './templates.js';
 import { DEFAULT_MAX_TEXT, TextShaper } from './untrusted-text.js';
+import { insertUnverifiedBanner, unverifiedBanner } from './unverified-banner.js';
 import { buildView } from './view.js';
 import { ViewText, type ChartView } from './view-text.js';
 
@@ -104,7 +105,10 @@ async function renderTemplate(
   }
   const view = buildView(model, text, { charts: chartViews });
   const template = await loadTemplate(model.kind, format, options.templatesDir);
-  return runTemplate(template, view, `${format}/${model.kind}.hbs`);
+  const document = runTemplate(template, view, `${format}/${model.kind}.hbs`);
+  // Added here, not by the template: no template can leave out that the data failed verification.
+  const banner = unverifiedBanner(model.provenance.snapshots, text);
+  return banner === null ? document : insertUnverifiedBanner(document, banner, format);
 }
 
 /** Renders a model to GitHub-flavoured Markdown plus its chart files (spec, SVG, PNG with `png`). */

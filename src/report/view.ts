@@ -87,10 +87,19 @@ function provenanceView(text: ViewText, provenance: Provenance) {
   return {
     toolVersion: provenance.toolVersion,
     snapshots: provenance.snapshots.map((snapshot) => ({
-      snapshotId: text.code(snapshot.snapshotId),
+      // The header and the provenance table mark a snapshot loaded unverified (see unverified-banner.ts).
+      snapshotId:
+        snapshot.unverified === undefined
+          ? text.code(snapshot.snapshotId)
+          : new Escaped(`${text.code(snapshot.snapshotId).value}${text.context.own(' (UNVERIFIED)')}`),
       org: text.maybeLabel(snapshot.org),
       workspace: text.maybeLabel(snapshot.workspace),
-      status: text.maybeLabel(snapshot.status),
+      status:
+        snapshot.unverified === undefined
+          ? text.maybeLabel(snapshot.status)
+          : new Escaped(
+              `${text.label(snapshot.status ?? 'unknown').value}${text.context.own('; UNVERIFIED: failed verification, loaded forced')}`,
+            ),
       rootSha256: text.maybeCode(snapshot.rootSha256),
       fetchedAt: formatDateTime(snapshot.fetchedAt),
       snapshotToolVersion: text.maybeLabel(snapshot.snapshotToolVersion),

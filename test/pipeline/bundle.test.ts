@@ -8,7 +8,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { recordingIO } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { diffJson, diffMarkdown, type SnapshotDiff } from '../../src/diff/diff-report.js';
-import { collectBundleFiles, writeBundle, type BundleFile } from '../../src/pipeline/bundle.js';
+import {
+  BundleCheckError,
+  collectBundleFiles,
+  writeBundle,
+  type BundleFile,
+} from '../../src/pipeline/bundle.js';
 import { buildGateReport, gateReportJson, gateReportMarkdown } from '../../src/pipeline/gate-report.js';
 import { verifyBundle } from '../../src/pipeline/verify-bundle.js';
 import { computeRootHash, type Manifest } from '../../src/snapshot/manifest.js';
@@ -221,13 +226,21 @@ describe('audit bundle', () => {
   it.each(SNAPSHOT_NAMED)('fails when %s comes from another snapshot', async (name) => {
     const other = path.join(work, 'other-snapshot', name);
     await writeSnapshotFiles(path.dirname(other), '20251231T000000Z', 'b'.repeat(64));
-    const bundle = await writeBundle({
-      out: path.join(work, `mixed-${name}.zip`),
+    // writeBundle refuses to write such a bundle (it runs these checks first); one assembled by hand
+    // is found by verify.
+    const out = path.join(work, `mixed-${name}.zip`);
+    const refused = writeBundle({
+      out,
       snapshotDir,
       includeSnapshot: false,
       files: files.map((file) => (file.name === name ? { name, path: other } : file)),
     });
-    const result = await verifyBundle(bundle.path);
+    await expect(refused).rejects.toThrow(BundleCheckError);
+    expect(existsSync(out)).toBe(false);
+    const otherBytes = (await readFile(other)) as Uint8Array;
+    const bundle = await tamper(path.join(work, 'a.zip'), out, (e) => (e[name] = otherBytes), true);
+    const result = await verifyBundle(bundle);
+    await expect(refused).rejects.toMatchObject({ problems: result.problems });
     expect(result.ok).toBe(false);
     expect(result.provenance_checked).not.toContain(name);
     expect(result.problems).toHaveLength(1);
@@ -241,8 +254,9 @@ describe('audit bundle', () => {
   it('fails when a gate report or diff names the right snapshot id but no or another root hash', async () => {
     const sameIdDir = path.join(work, 'same-id');
     await writeSnapshotFiles(sameIdDir, manifest.snapshot_id, null);
-    const bundle = await writeBundle({
-      out: path.join(work, 'same-id.zip'),
+    const out = path.join(work, 'same-id.zip');
+    const refused = writeBundle({
+      out,
       snapshotDir,
       includeSnapshot: false,
       files: files.map((file) =>
@@ -251,7 +265,13 @@ describe('audit bundle', () => {
           : file,
       ),
     });
-    const result = await verifyBundle(bundle.path);
+    await expect(refused).rejects.toThrow(BundleCheckError);
+    expect(existsSync(out)).toBe(false);
+    const replaced: Record<string, Uint8Array> = {};
+    for (const name of SNAPSHOT_NAMED) replaced[name] = await readFile(path.join(sameIdDir, name));
+    const bundle = await tamper(path.join(work, 'a.zip'), out, (e) => Object.assign(e, replaced), true);
+    const result = await verifyBundle(bundle);
+    await expect(refused).rejects.toMatchObject({ problems: result.problems });
     expect(result.ok).toBe(false);
     expect(result.problems.map((p) => p.split(':')[0])).toEqual([...SNAPSHOT_NAMED]);
     expect(result.problems[0]).toContain(`made from snapshot ${manifest.snapshot_id} (root unknown)`);

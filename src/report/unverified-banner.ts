@@ -1,0 +1,101 @@
+/**
+ * The warning a report carries when a snapshot it reads failed verification and was loaded anyway
+ * (forced): its figures come from files that are not the ones the root hash in its provenance vouches
+ * for, so the report must not read as evidence of that snapshot.
+ *
+ *   provenance (snapshots.verified = false) ─▶ banner (escaped for md or html) ─▶ inserted at the top
+ *
+ * The banner is inserted into the rendered document rather than written by the templates, so a
+ * user's templates (`templatesDir`) cannot leave it out: in Markdown right after the title line, in
+ * HTML right after `<body>`, before the header (the PDF prints that HTML, appendix included).
+ *
+ * Its first line (Markdown) or element (HTML) has a fixed shape that data text cannot produce, since
+ * escaped data never starts a Markdown line nor opens an HTML tag; `reportMarkedUnverified` finds it,
+ * so an audit bundle refuses such a report (pipeline/verify-bundle.ts).
+ */
+import type { SnapshotProvenance } from './model.js';
+import type { TemplateFormat } from './output-context.js';
+import type { ViewText } from './view-text.js';
+
+/** The banner's lead words, in both formats. */
+export const UNVERIFIED_BANNER_LEAD = 'WARNING: UNVERIFIED DATA.';
+const MARKDOWN_MARK = `> **${UNVERIFIED_BANNER_LEAD}**`;
+const HTML_MARK = '<div class="callout unverified-snapshot">';
+/** Files named in the banner per snapshot; the rest are counted ("… and 3 more"). */
+const FILES_SHOWN = 5;
+
+/** The report's snapshots that were loaded unverified (forced), in provenance order. */
+export function unverifiedSnapshots(snapshots: readonly SnapshotProvenance[]): SnapshotProvenance[] {
+  return snapshots.filter((snapshot) => snapshot.unverified !== undefined);
+}
+
+/** The warning about one unverified snapshot as plain text (the JSON report's `warning`). */
+export function unverifiedWarning(snapshot: SnapshotProvenance): string {
+  const asIs = (text: string): string => text;
+  return warningText(snapshot, asIs, asIs);
+}
+
+/**
+ * The warning about one snapshot; `data` escapes the snapshot id and file names (they come from the
+ * snapshot), `own` our words.
+ */
+function warningText(
+  snapshot: SnapshotProvenance,
+  data: (raw: string) => string,
+  own: (text: string) => string,
+): string {
+  const files = snapshot.unverified?.files ?? [];
+  const shown = files.slice(0, FILES_SHOWN).map(data);
+  if (files.length > FILES_SHOWN) shown.push(own(`… and ${files.length - FILES_SHOWN} more`));
+  const noun = files.length === 1 ? 'file' : 'files';
+  const what =
+    files.length === 0
+      ? own('its files did not match its manifest')
+      : `${own(`${files.length} ${noun} did not match its manifest (`)}${shown.join(own(', '))}${own(')')}`;
+  return (
+    `${own('Snapshot ')}${data(snapshot.snapshotId)}${own(' failed verification and was loaded anyway (forced): ')}` +
+    `${what}${own('; these figures are not those of the snapshot whose root hash is shown.')}`
+  );
+}
+
+/** The banner escaped for `text`'s format, or null when every snapshot was verified. */
+export function unverifiedBanner(snapshots: readonly SnapshotProvenance[], text: ViewText): string | null {
+  const unverified = unverifiedSnapshots(snapshots);
+  if (unverified.length === 0) return null;
+  const own = (words: string): string => text.context.own(words);
+  const sentences = unverified.map((snapshot) => warningText(snapshot, (raw) => text.code(raw).value, own));
+  if (text.context.format === 'md') return `${MARKDOWN_MARK} ${sentences.join('\n>\n> ')}\n`;
+  const paragraphs = sentences.map((sentence, index) =>
+    index === 0 ? `<p><strong>${own(UNVERIFIED_BANNER_LEAD)}</strong> ${sentence}</p>` : `<p>${sentence}</p>`,
+  );
+  return `${HTML_MARK}\n${paragraphs.join('\n')}\n</div>\n`;
+}
+
+/** `document` with `banner` near its top: after the Markdown title line, or after HTML's `<body>`. */
+export function insertUnverifiedBanner(document: string, banner: string, format: TemplateFormat): string {
+  if (format === 'md') {
+    const titleEnd = document.startsWith('# ') ? document.indexOf('\n') : -1;
+    if (titleEnd === -1) return `${banner}\n${document}`;
+    return `${document.slice(0, titleEnd + 1)}\n${banner}${document.slice(titleEnd + 1)}`;
+  }
+  const body = /<body\b[^>]*>\n?/iu.exec(document);
+  if (body === null) return `${banner}${document}`;
+  const at = body.index + body[0].length;
+  return `${document.slice(0, at)}${banner}${document.slice(at)}`;
+}
+
+/**
+ * Whether a rendered report (Markdown, HTML, or the JSON report) carries the unverified-snapshot
+ * warning. Only the banner's own shape counts: a Markdown line starting with it, the HTML element,
+ * the JSON report's `unverified_snapshots` list.
+ */
+export function reportMarkedUnverified(text: string, format: 'md' | 'html' | 'json'): boolean {
+  if (format === 'md') return text.split('\n').some((line) => line.startsWith(MARKDOWN_MARK));
+  if (format === 'html') return text.includes(HTML_MARK);
+  try {
+    const report = JSON.parse(text) as { unverified_snapshots?: unknown } | null;
+    return Array.isArray(report?.unverified_snapshots) && report.unverified_snapshots.length > 0;
+  } catch {
+    return false;
+  }
+}
