@@ -21,10 +21,10 @@ import { CliError, WordedError, wordsFlags } from '../errors.js';
 import { checkOutputFile, openOutputFile, writeOutputFile, type OutputFile } from '../output-file.js';
 import type { SigningKey } from '../signing/ssh-keys.js';
 import { signSshsig } from '../signing/sshsig.js';
-import { MANIFEST_FILE, type Manifest } from '../snapshot/manifest.js';
+import { MANIFEST_FILE, computeRootHash, type Manifest } from '../snapshot/manifest.js';
 import { hashFile, type FileDigest } from '../snapshot/hash-file.js';
 import { resolveInside } from '../snapshot/safe-path.js';
-import { verifySnapshot } from '../snapshot/verify.js';
+import { readManifest, verifySnapshot, type VerifyResult } from '../snapshot/verify.js';
 import { terminalSafe } from '../text-safety.js';
 import { VERSION } from '../version.js';
 import { BUNDLE_SIGNATURE_NAMESPACE, SIGNATURE_ENTRY, signatureSidecarPath } from './bundle-signature.js';
@@ -61,6 +61,11 @@ export interface WriteBundleOptions {
   signal?: AbortSignal | undefined;
   /** Signs SHA256SUMS (SSH signature, see bundle-signature.ts); unsigned when absent. */
   signingKey?: SigningKey | undefined;
+  /**
+   * The caller's own verification of `snapshotDir` (`run`'s verify step): taken when it passed and
+   * its manifest is the one on disk now, so a nightly run does not hash its whole snapshot again.
+   */
+  verified?: VerifyResult | undefined;
 }
 
 /** The evidence bundle written: its path, sha256, size, entries and the snapshot it covers. */
@@ -94,7 +99,7 @@ interface PlannedEntry {
  */
 export async function writeBundle(options: WriteBundleOptions): Promise<BundleResult> {
   const manifestPath = path.join(options.snapshotDir, MANIFEST_FILE);
-  const manifest = await verifiedManifest(options.snapshotDir, options.signal);
+  const manifest = await verifiedManifest(options.snapshotDir, options.signal, options.verified);
   const inputs: BundleFile[] = [{ name: BUNDLE_MANIFEST_ENTRY, path: manifestPath }, ...options.files];
   if (options.includeSnapshot) {
     for (const file of manifest.files) {
@@ -233,7 +238,20 @@ const DIFFERENCES_SHOWN = 3;
  * do when there is none). A bundle vouches for the snapshot by its root hash, so a snapshot whose
  * files differ (one a forced load accepted) is refused, naming the first differences.
  */
-async function verifiedManifest(snapshotDir: string, signal: AbortSignal | undefined): Promise<Manifest> {
+async function verifiedManifest(
+  snapshotDir: string,
+  signal: AbortSignal | undefined,
+  given: VerifyResult | undefined,
+): Promise<Manifest> {
+  if (given?.ok === true) {
+    const onDisk = await readManifest(snapshotDir);
+    if (
+      onDisk.snapshot_id === given.manifest.snapshot_id &&
+      onDisk.root_sha256 === given.manifest.root_sha256 &&
+      computeRootHash(onDisk.files) === onDisk.root_sha256
+    )
+      return onDisk;
+  }
   const result = await verifySnapshot(snapshotDir, { signal });
   if (result.ok) return result.manifest;
   const differences = [

@@ -403,6 +403,8 @@ export async function bundleStep(state: RunState): Promise<void> {
       includeSnapshot: config.bundle.include_snapshot,
       files,
       signingKey,
+      // The verify step's result: the snapshot is not hashed again (unless its manifest changed since).
+      verified: state.verification ?? undefined,
     });
     state.paths.bundle = result.path;
     state.outputs.push({ path: result.path, sha256: result.sha256, bytes: result.bytes });
