@@ -21,6 +21,7 @@ import { BASELINE_REASON, defaultGatesBaseline } from './gates-baseline.js';
 import { evaluateGates, type GateToEvaluate } from './gates.js';
 import { readExpiringAcceptances } from '../metrics/read-acceptances.js';
 import { warehouseMetricProvider } from './warehouse-metrics.js';
+import { unverifiedSnapshotIds } from '../warehouse/snapshot-lookup.js';
 
 export interface CheckGatesOptions {
   gates: readonly GateToEvaluate[];
@@ -100,6 +101,7 @@ export async function checkGates(
     previousSnapshotId: previous,
     previousSnapshotReason: baseline.reason,
     rootSha256: info.root_sha256,
+    unverifiedSnapshots: await unverifiedSnapshotIds(conn, [snapshotId, previous]),
     workspace: several ? { org: info.org, workspace: info.workspace } : undefined,
     results,
     expiringAcceptances: await readExpiringAcceptances(conn, snapshotId, projects),

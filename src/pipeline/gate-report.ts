@@ -8,6 +8,7 @@
  */
 import { escapeMarkdownText, markdownCode, terminalSafeJson } from '../text-safety.js';
 import { provenanceLine } from '../snapshot/provenance-line.js';
+import { UNVERIFIED_BANNER_LEAD } from '../report/unverified-banner.js';
 import type { ExpiringAcceptance } from '../metrics/read-acceptances.js';
 import { expiringAcceptancesMarkdown } from '../diff/acceptances-markdown.js';
 import type { EvidenceRow, EvidenceValue, GateResult } from './gates.js';
@@ -30,6 +31,11 @@ export interface GateReport {
   /** Manifest root hash of the snapshot the gates were measured on (provenance). */
   root_sha256: string | null;
   /**
+   * The measured or compared snapshot(s) loaded although they failed verification (forced): the gate
+   * results rest on files that do not match their manifests. Present only when there are some.
+   */
+  unverified_snapshots?: string[];
+  /**
    * The org and workspace of the snapshot, present when the database holds more than one (org,
    * workspace): the results name projects by key, which is unique only inside a workspace.
    */
@@ -51,6 +57,8 @@ export function buildGateReport(input: {
   /** Why that previous snapshot (gates-baseline.ts words the reasons). */
   previousSnapshotReason?: string | undefined;
   rootSha256: string | null;
+  /** Of the two snapshots, those loaded unverified (snapshot-lookup.ts unverifiedSnapshotIds). */
+  unverifiedSnapshots?: readonly string[] | undefined;
   workspace?: { org: string; workspace: string } | undefined;
   results: GateResult[];
   expiringAcceptances?: ExpiringAcceptance[] | undefined;
@@ -63,6 +71,9 @@ export function buildGateReport(input: {
     previous_snapshot_id: input.previousSnapshotId,
     previous_snapshot_reason: input.previousSnapshotReason ?? null,
     root_sha256: input.rootSha256,
+    ...(input.unverifiedSnapshots === undefined || input.unverifiedSnapshots.length === 0
+      ? {}
+      : { unverified_snapshots: [...input.unverifiedSnapshots] }),
     ...(input.workspace === undefined ? {} : { workspace: input.workspace }),
     tripped: input.results.some((r) => r.trips),
     counts: {
@@ -90,6 +101,15 @@ export function gateReportJson(report: GateReport): string {
 /** A gate report as Markdown. */
 export function gateReportMarkdown(report: GateReport): string {
   const lines: string[] = ['# Gate report', ''];
+  // The same warning, in the same shape, as a report of a forced load (verify BUNDLE.zip finds it).
+  const unverified = report.unverified_snapshots ?? [];
+  if (unverified.length > 0)
+    lines.push(
+      `> **${UNVERIFIED_BANNER_LEAD}** ${unverified.map(markdownCode).join(', ')} failed verification and ` +
+        `${unverified.length === 1 ? 'was' : 'were'} loaded anyway (forced): these gate results rest on ` +
+        'files that do not match the manifest, not on the snapshot whose root hash is shown.',
+      '',
+    );
   lines.push(
     `Snapshot ${markdownCode(report.snapshot_id)}, compared with ` +
       `${report.previous_snapshot_id === null ? 'no previous snapshot' : markdownCode(report.previous_snapshot_id)}` +

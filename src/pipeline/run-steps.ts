@@ -325,7 +325,7 @@ export async function gatesStep(state: RunState): Promise<void> {
       }),
     );
     state.gateResults = results;
-    const { holdsSeveralWorkspaces } = await import('../warehouse/snapshot-lookup.js');
+    const { holdsSeveralWorkspaces, unverifiedSnapshotIds } = await import('../warehouse/snapshot-lookup.js');
     const several = await holdsSeveralWorkspaces(await state.warehouseConnection());
     const { readExpiringAcceptances } = await import('../metrics/read-acceptances.js');
     const report = buildGateReport({
@@ -333,6 +333,11 @@ export async function gatesStep(state: RunState): Promise<void> {
       previousSnapshotId: state.previousSnapshotId,
       previousSnapshotReason: state.previousSnapshotReason,
       rootSha256: snapshot.manifest.root_sha256,
+      // A run loads its own snapshot verified, but the snapshot it compares with may have been forced.
+      unverifiedSnapshots: await unverifiedSnapshotIds(await state.warehouseConnection(), [
+        snapshot.snapshotId,
+        state.previousSnapshotId,
+      ]),
       workspace: several ? { org: snapshot.manifest.org, workspace: snapshot.manifest.workspace } : undefined,
       results,
       expiringAcceptances: await readExpiringAcceptances(

@@ -349,6 +349,14 @@ function checkProvenance(
         result.problems.push(`${name}: too large to check its provenance`);
         continue;
       }
+      // A gate report measured on (or against) a forced load carries the reports' warning.
+      if (reportMarkedUnverified(digest.text, SNAPSHOT_NAMED_JSON.has(name) ? 'json' : 'md')) {
+        result.problems.push(
+          `${name}: made from a snapshot that failed verification and was loaded forced (it carries the ` +
+            `"${UNVERIFIED_BANNER_LEAD}" warning); bundle results of a verified load`,
+        );
+        continue;
+      }
       const problem = SNAPSHOT_NAMED_JSON.has(name)
         ? jsonProvenanceProblem(name, digest.text, manifest)
         : markdownProvenanceProblem(digest.text, manifest);

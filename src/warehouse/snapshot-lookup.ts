@@ -76,6 +76,25 @@ export async function snapshotInfo(conn: DuckDBConnection, snapshotId: string): 
   };
 }
 
+/**
+ * Which of `ids` were loaded although they failed verification (forced: snapshots.verified false),
+ * sorted; nulls and unknown ids are left out.
+ */
+export async function unverifiedSnapshotIds(
+  conn: DuckDBConnection,
+  ids: readonly (string | null)[],
+): Promise<string[]> {
+  const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+  if (wanted.length === 0) return [];
+  const rows = await queryRows(
+    conn,
+    `SELECT snapshot_id FROM snapshots WHERE NOT verified AND snapshot_id IN (${wanted.map((_, i) => `$${i + 1}`).join(', ')})
+     ORDER BY snapshot_id`,
+    wanted,
+  );
+  return rows.map((row) => String(row.snapshot_id));
+}
+
 /** Whether the database holds snapshots of more than one (org, workspace). */
 export async function holdsSeveralWorkspaces(conn: DuckDBConnection): Promise<boolean> {
   const rows = await queryRows(conn, 'SELECT count(DISTINCT (org, workspace)) AS n FROM snapshots');
