@@ -214,8 +214,12 @@ async function removeStaleTemps(target: string): Promise<void> {
 export interface OutputFile {
   readonly path: string;
   write(data: string | Uint8Array): Promise<void>;
-  /** fsync, close and rename into place (the target is re-checked just before). */
-  commit(): Promise<void>;
+  /**
+   * fsync, close and rename into place (the target is re-checked just before). `check`, when given,
+   * reads the written file (at the temp path it is handed) before it is renamed: its error discards
+   * the file, leaving the target as it was, and is thrown as it is.
+   */
+  commit(check?: (written: string) => Promise<void>): Promise<void>;
   /** Close and delete the temp file; safe after commit or twice. */
   discard(): Promise<void>;
 }
@@ -268,8 +272,17 @@ export async function openOutputFile(target: string, options: OutputFileOptions 
           }
         }
       }),
-    commit: () =>
-      guard(async () => {
+    commit: async (check) => {
+      if (check !== undefined) {
+        await guard(() => handle.sync());
+        try {
+          await check(temp);
+        } catch (error) {
+          await discard();
+          throw error;
+        }
+      }
+      return guard(async () => {
         if (state !== 'open') throw new Error(`${target} was already committed or discarded`);
         await handle.sync();
         // A FIFO or link swapped in while we wrote is refused too, not replaced.
@@ -284,7 +297,8 @@ export async function openOutputFile(target: string, options: OutputFileOptions 
           throw error;
         }
         await syncDirectory(path.dirname(target));
-      }),
+      });
+    },
     discard,
   };
 }

@@ -7,8 +7,8 @@
  * Files are streamed (hashed in a first pass, compressed in a second) so bundling a large snapshot
  * does not hold it in memory; a file that changes between the passes aborts the bundle.
  *
- *   verify the snapshot dir ─▶ plan entries (hash) ─▶ zip to a staging file ─▶ verifyBundle on it
- *     ─▶ rename over the target (bundle-staging.ts) ─▶ signature beside it
+ *   verify the snapshot dir ─▶ plan entries (hash) ─▶ zip to a temp file ─▶ verifyBundle on it
+ *     ─▶ rename over the target (output-file.ts commit) ─▶ signature beside it
  *
  * Only a bundle its own `verify BUNDLE.zip` accepts is published; otherwise nothing is left behind.
  */
@@ -28,7 +28,6 @@ import { readManifest, verifySnapshot, type VerifyResult } from '../snapshot/ver
 import { terminalSafe } from '../text-safety.js';
 import { VERSION } from '../version.js';
 import { BUNDLE_SIGNATURE_NAMESPACE, SIGNATURE_ENTRY, signatureSidecarPath } from './bundle-signature.js';
-import { publishStaged, stagingPath } from './bundle-staging.js';
 import { assertSafeZipEntryName } from './zip-entry-name.js';
 
 export const CHECKSUMS_ENTRY = 'SHA256SUMS';
@@ -136,23 +135,19 @@ export async function writeBundle(options: WriteBundleOptions): Promise<BundleRe
 
   // Checked before anything is compressed; the shared helper refuses FIFOs, devices, links, system paths.
   await checkOutputFile(options.out);
-  // Written beside the target and checked as `verify BUNDLE.zip` checks it; published only if it passes.
-  const staged = stagingPath(options.out);
+  // Checked as `verify BUNDLE.zip` checks it before it is renamed into place: published only if it
+  // passes (else the temp file is removed and an existing bundle stays as it was).
+  const zipFile = await openOutputFile(options.out, { signal: options.signal });
   let zipped: FileDigest | undefined;
   try {
-    const zipFile = await openOutputFile(staged, { signal: options.signal });
-    try {
-      await writeZip(zipFile, planned);
-      await zipFile.commit();
-    } finally {
-      await zipFile.discard();
-    }
-    await refuseFailingBundle(staged, options.out, options.signal);
-    // Streamed like the inputs: a bundle holding a whole snapshot may be large.
-    zipped = await hashFile(staged);
-    await publishStaged(staged, options.out);
+    await writeZip(zipFile, planned);
+    await zipFile.commit(async (written) => {
+      await refuseFailingBundle(written, options.out, options.signal);
+      // Streamed like the inputs: a bundle holding a whole snapshot may be large.
+      zipped = await hashFile(written);
+    });
   } finally {
-    await rm(staged, { force: true });
+    await zipFile.discard();
   }
   // Beside the zip for ssh-keygen; written after it, so a stop in between leaves a signature that
   // differs from the one inside, which verify reports. An unsigned bundle removes a stale one.
