@@ -290,7 +290,7 @@ async function refuseFailingBundle(
   // Imported when needed: verify-bundle.ts imports the entry names from here (no static cycle).
   const { verifyBundle } = await import('./verify-bundle.js');
   const verification = await verifyBundle(staged, { signal });
-  // Problems name entries, never the staging file; the target's name is the one the user knows.
+  // Problems name entries, never the temp file; the target's name is the one the user knows.
   if (!verification.ok) throw new BundleCheckError(out, verification.problems);
 }
 
