@@ -438,7 +438,14 @@ export async function retentionStep(state: RunState): Promise<void> {
       org,
       workspace,
       keepLast,
-      protect: [snapshot.snapshotId],
+      // The gated baseline's directory stays while this run cannot replace it (a partial snapshot
+      // never becomes the baseline): after a few partial nights it is older than the newest
+      // keep_last, yet the next diff and gates still compare with it (its rows stay in the database
+      // below), so it must stay verifiable and bundleable. A complete run replaces it at its end.
+      protect: [
+        snapshot.snapshotId,
+        ...(state.recordedBaseline && snapshot.status !== 'complete' ? [state.recordedBaseline] : []),
+      ],
     });
     // Bytes per inode: snapshots share unchanged files, so per-directory sums would overstate both.
     state.retention = {
