@@ -33,16 +33,33 @@ export async function runReadOnlySelect(
   if (statements.count !== 1) {
     throw new UsageError(`The query page runs one SELECT statement; this SQL holds ${statements.count}.`);
   }
+  // Refused by their first word, before DuckDB binds them: it prepares a PRAGMA as the SELECT of a
+  // pragma function (PRAGMA database_list named the database file's path), and COPY … TO or EXPORT
+  // DATABASE fail while bound (file access is off) with an error that did not say why.
+  if (/^(PRAGMA|COPY|EXPORT|IMPORT)\b/iu.test(withoutLeadingComments(sql))) throw new UsageError(SELECT_ONLY);
   try {
     const prepared = await statements.prepare(0);
-    if (prepared.statementType !== StatementType.SELECT) {
-      throw new UsageError('The query page runs SELECT statements only: the warehouse is read-only here.');
-    }
+    if (prepared.statementType !== StatementType.SELECT) throw new UsageError(SELECT_ONLY);
     const reader = await prepared.streamAndReadUntil(rowCap + 1);
     const rows = reader.getRowObjectsJson() as Record<string, unknown>[];
     return { columns: reader.columnNames(), rows: rows.slice(0, rowCap), truncated: rows.length > rowCap };
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`The query failed: ${oneLineError(error)}`);
+  }
+}
+
+const SELECT_ONLY = 'The query page runs SELECT statements only: the warehouse is read-only here.';
+
+/** `sql` from its first token: leading whitespace and -- or block comments removed. */
+function withoutLeadingComments(sql: string): string {
+  let rest = sql;
+  for (;;) {
+    const trimmed = rest.replace(/^\s+/u, '');
+    if (trimmed.startsWith('--')) rest = trimmed.replace(/^--[^\n]*(\n|$)/u, '');
+    else if (trimmed.startsWith('/*')) {
+      const end = trimmed.indexOf('*/');
+      rest = end === -1 ? '' : trimmed.slice(end + 2);
+    } else return trimmed;
   }
 }

@@ -263,6 +263,11 @@ describe('query page', () => {
       "ATTACH 'x.db'",
       'SET threads = 1',
       'SELECT 1; SELECT 2',
+      // A user tryout found these reached DuckDB (its locked file access stopped the first two).
+      `COPY (SELECT 1) TO '${path.join(warehouse.dir, 'copied.csv')}'`,
+      `EXPORT DATABASE '${path.join(warehouse.dir, 'exported')}'`,
+      'PRAGMA database_list',
+      '/* a comment */ -- and another\n  pragma database_list',
     ]) {
       const answer = await run(sql);
       expect(answer.status, sql).toBe(200);
