@@ -3,7 +3,7 @@
  * is the earlier good bundle, byte for byte, or the new complete one (never a partial or unchecked
  * zip), and the next bundle to the same target removes what the killed ones left (their temp files).
  * The snapshot carries a sparse 16 MiB file and is bundled whole, so each run lasts long enough for
- * kills to land in every phase. Repeated to catch a race; every wait is bounded.
+ * kills to land in every phase. Repeated (three kills a run, at random points; more in a loop by hand) to catch a race; every wait is bounded.
  */
 import { createHash } from 'node:crypto';
 import { cp, open, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -17,7 +17,7 @@ import { FIXTURES } from '../warehouse/helpers.js';
 
 const BIG_BYTES = 16 * 1024 * 1024;
 const BIG_PATH = 'findings/f0000000-0000-4000-8000-00000000beef.json';
-const KILLS = 5;
+const KILLS = 3;
 
 let work: string;
 let snapshot: string;
