@@ -19,7 +19,7 @@ import {
   formatPercent,
   formatSignedDecimal,
 } from '../number-format.js';
-import { provenanceLine } from '../snapshot/provenance-line.js';
+import { provenanceLine, unverifiedMarkdownLine } from '../snapshot/provenance-line.js';
 import { escapeMarkdownCell, markdownCode, terminalSafeJson } from '../text-safety.js';
 import type { FindingLifecycle, FindingRecord } from './finding-lifecycle.js';
 import type { MetricDelta, MetricGroup } from './metric-deltas.js';
@@ -83,6 +83,11 @@ export interface SnapshotDiff {
   schema_drift: SchemaDriftChange[];
   /** Dated risk acceptances of the `to` snapshot that end within 30 days (present only when some do). */
   expiring_acceptances?: ExpiringAcceptance[];
+  /**
+   * Of the two snapshots, those loaded although they failed verification (forced): the changes rest
+   * on files that do not match their manifests. Present only when there are some.
+   */
+  unverified_snapshots?: string[];
 }
 
 /** Assembles a ProjectDiff with its counts (field order fixed for deterministic JSON). */
@@ -132,6 +137,13 @@ export function diffJson(diff: SnapshotDiff): string {
 /** A snapshot diff as Markdown (names as code spans, data escaped). */
 export function diffMarkdown(diff: SnapshotDiff): string {
   const lines: string[] = ['# Changes between snapshots', ''];
+  // The same warning, in the same shape, as a report of a forced load (verify BUNDLE.zip finds it).
+  const unverified = diff.unverified_snapshots ?? [];
+  if (unverified.length > 0)
+    lines.push(
+      unverifiedMarkdownLine(unverified, 'these changes rest on files that do not match the manifest.'),
+      '',
+    );
   lines.push(
     `From ${diff.from === null ? 'no earlier snapshot (every open finding counts as new)' : snapshotLabel(diff.from)} ` +
       `to ${snapshotLabel(diff.to)}.`,

@@ -17,6 +17,7 @@ import { readExpiringAcceptances } from '../metrics/read-acceptances.js';
 import { diffFindings, type FindingLifecycle } from './finding-lifecycle.js';
 import { METRIC_SLICES, metricDeltas } from './metric-deltas.js';
 import { diffSchemaDrift } from './schema-drift-diff.js';
+import { unverifiedSnapshotIds } from '../warehouse/snapshot-lookup.js';
 import {
   DIFF_FORMAT,
   exclusionNotes,
@@ -97,6 +98,7 @@ export async function diffSnapshots(
     to.snapshot_id,
     projects.map((p) => p.key),
   );
+  const unverified = await unverifiedSnapshotIds(conn, [from?.snapshot_id ?? null, to.snapshot_id]);
   return {
     format: DIFF_FORMAT,
     from: from === null ? null : ref(from),
@@ -108,6 +110,7 @@ export async function diffSnapshots(
       await readSchemaDrift(conn, to.snapshot_id),
     ),
     ...(expiring.length === 0 ? {} : { expiring_acceptances: expiring }),
+    ...(unverified.length === 0 ? {} : { unverified_snapshots: unverified }),
   };
 }
 

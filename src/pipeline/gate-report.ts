@@ -7,8 +7,7 @@
  * the terminal prints the Markdown and people `cat` the JSON.
  */
 import { escapeMarkdownText, markdownCode, terminalSafeJson } from '../text-safety.js';
-import { provenanceLine } from '../snapshot/provenance-line.js';
-import { UNVERIFIED_BANNER_LEAD } from '../report/unverified-banner.js';
+import { provenanceLine, unverifiedMarkdownLine } from '../snapshot/provenance-line.js';
 import type { ExpiringAcceptance } from '../metrics/read-acceptances.js';
 import { expiringAcceptancesMarkdown } from '../diff/acceptances-markdown.js';
 import type { EvidenceRow, EvidenceValue, GateResult } from './gates.js';
@@ -105,9 +104,10 @@ export function gateReportMarkdown(report: GateReport): string {
   const unverified = report.unverified_snapshots ?? [];
   if (unverified.length > 0)
     lines.push(
-      `> **${UNVERIFIED_BANNER_LEAD}** ${unverified.map(markdownCode).join(', ')} failed verification and ` +
-        `${unverified.length === 1 ? 'was' : 'were'} loaded anyway (forced): these gate results rest on ` +
-        'files that do not match the manifest, not on the snapshot whose root hash is shown.',
+      unverifiedMarkdownLine(
+        unverified,
+        'these gate results rest on files that do not match the manifest, not on the snapshot whose root hash is shown.',
+      ),
       '',
     );
   lines.push(

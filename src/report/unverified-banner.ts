@@ -13,12 +13,13 @@
  * escaped data never starts a Markdown line nor opens an HTML tag; `reportMarkedUnverified` finds it,
  * so an audit bundle refuses such a report (pipeline/verify-bundle.ts).
  */
+import { UNVERIFIED_LEAD } from '../snapshot/provenance-line.js';
 import type { SnapshotProvenance } from './model.js';
 import type { TemplateFormat } from './output-context.js';
 import type { ViewText } from './view-text.js';
 
 /** The banner's lead words, in both formats. */
-export const UNVERIFIED_BANNER_LEAD = 'WARNING: UNVERIFIED DATA.';
+export const UNVERIFIED_BANNER_LEAD = UNVERIFIED_LEAD;
 const MARKDOWN_MARK = `> **${UNVERIFIED_BANNER_LEAD}**`;
 const HTML_MARK = '<div class="callout unverified-snapshot">';
 /** Files named in the banner per snapshot; the rest are counted ("… and 3 more"). */

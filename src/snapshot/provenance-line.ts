@@ -15,3 +15,18 @@ export function provenanceLine(snapshotId: string, rootSha256: string | null): s
 export function findProvenanceLine(markdown: string): string | null {
   return markdown.split('\n').find((line) => line.startsWith('Provenance: snapshot ')) ?? null;
 }
+
+/** The lead words of the warning every output made from a forced (unverified) load carries. */
+export const UNVERIFIED_LEAD = 'WARNING: UNVERIFIED DATA.';
+
+/**
+ * The Markdown warning line of a file made from snapshots loaded although they failed verification
+ * (forced): `> **WARNING: UNVERIFIED DATA.** `ID` failed verification … <what>`. A fixed shape data
+ * text cannot start (escaped data never starts a line with `>`), found by verify BUNDLE.zip.
+ */
+export function unverifiedMarkdownLine(snapshotIds: readonly string[], what: string): string {
+  return (
+    `> **${UNVERIFIED_LEAD}** ${snapshotIds.map(markdownCode).join(', ')} failed verification and ` +
+    `${snapshotIds.length === 1 ? 'was' : 'were'} loaded anyway (forced): ${what}`
+  );
+}

@@ -1,8 +1,8 @@
 /**
- * Gates measured on a snapshot loaded although it failed verification (`load --force`) say so, as its
- * reports do: the gate report (Markdown and JSON) carries the same warning at its top, a verified
- * load's none, and a bundle holding such a gate report is not written (verify BUNDLE.zip would fail
- * it). Before, a forced load's gate report read like any other.
+ * Gates and diffs measured on a snapshot loaded although it failed verification (`load --force`) say
+ * so, as its reports do: the gate report and the diff (Markdown and JSON) carry the same warning at
+ * their top, a verified load's none, and a bundle holding such a gate report or diff is not written
+ * (verify BUNDLE.zip would fail it). Before, they read like any other.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +11,9 @@ import { main } from '../../src/cli/main.js';
 import { recordingIO } from '../../src/cli/io.js';
 import { BundleCheckError, writeBundle } from '../../src/pipeline/bundle.js';
 import type { GateReport } from '../../src/pipeline/gate-report.js';
+import { diffMarkdown } from '../../src/diff/diff-report.js';
+import { diffSnapshots } from '../../src/diff/snapshot-diff.js';
+import { openWarehouse } from '../../src/warehouse/db.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 import { forcedLoadFixture, type ForcedLoad } from '../report/unverified-snapshot-fixture.js';
 
@@ -75,5 +78,36 @@ describe('gates on a forced load', () => {
     });
     await expect(bundling).rejects.toBeInstanceOf(BundleCheckError);
     await expect(bundling).rejects.toThrow(/gate-report\.md: made from a snapshot that failed verification/);
+  });
+
+  it('the diff says so too, and a bundle holding it is not written', async () => {
+    const diffOf = async (database: string) => {
+      const warehouse = await openWarehouse(database, { readOnly: true });
+      try {
+        return await diffSnapshots(warehouse.conn, { from: null, to: fixture.snapshotId });
+      } finally {
+        warehouse.close();
+      }
+    };
+    const forced = await diffOf(fixture.forcedDb);
+    expect(forced.unverified_snapshots).toEqual([fixture.snapshotId]);
+    const markdown = diffMarkdown(forced);
+    expect(markdown.split('\n')[2]).toBe(
+      `> **WARNING: UNVERIFIED DATA.** \`${fixture.snapshotId}\` failed verification and was loaded anyway (forced): these changes rest on files that do not match the manifest.`,
+    );
+    const verified = await diffOf(fixture.verifiedDb);
+    expect(verified).not.toHaveProperty('unverified_snapshots');
+    expect(diffMarkdown(verified)).not.toContain('UNVERIFIED');
+    const dir = path.join(work, 'forced-diff');
+    await mkdir(dir);
+    await writeFile(path.join(dir, 'diff.md'), markdown);
+    await expect(
+      writeBundle({
+        out: path.join(dir, 'bundle.zip'),
+        snapshotDir: fixture.genuine,
+        includeSnapshot: false,
+        files: [{ name: 'diff.md', path: path.join(dir, 'diff.md') }],
+      }),
+    ).rejects.toThrow(/diff\.md: made from a snapshot that failed verification/);
   });
 });
