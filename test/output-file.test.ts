@@ -12,25 +12,20 @@ import { lstatSync, readFileSync, readdirSync, symlinkSync, writeFileSync, mkdir
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
-import { recordingIO } from '../src/cli/io.js';
 import { EXIT } from '../src/errors.js';
 import { OutputPathError, writeOutputFile } from '../src/output-file.js';
 import { writeRemainingRows } from '../src/triage/remaining-rows.js';
 import { loadSnapshots } from '../src/warehouse/loader.js';
 import { spawnCli } from './helpers/cli.js';
 import { FIXTURES, tempDir } from './warehouse/helpers.js';
+import { runMain } from './helpers/run-main.js';
 
 const CHILD = fileURLToPath(new URL('./helpers/write-output-child.ts', import.meta.url));
 
 describe('output paths that are not regular files', () => {
   let work: Awaited<ReturnType<typeof tempDir>>;
   let db: string;
-  const cli = async (...argv: string[]) => {
-    const io = recordingIO({ cwd: work.dir });
-    const code = await main(argv, io);
-    return { code, out: io.out.join(''), err: io.err.join('') };
-  };
+  const cli = (...argv: string[]) => runMain(work.dir, argv);
   const query = (out: string) => cli('query', 'SELECT 1 AS a', '--db', db, '--format', 'csv', '--out', out);
 
   beforeAll(async () => {

@@ -9,10 +9,9 @@ import { copyFile, open } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { recordingIO } from '../../src/cli/io.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { FIXTURES, tempDir } from '../warehouse/helpers.js';
+import { runMain } from '../helpers/run-main.js';
 
 /** DuckDB's file: a 4 KiB main header and two 4 KiB database headers, then the blocks. */
 const HEADERS_BYTES = 3 * 4096;
@@ -49,11 +48,7 @@ async function candidateDataOffset(db: string): Promise<number> {
 describe('a damaged warehouse file', () => {
   let work: Awaited<ReturnType<typeof tempDir>>;
   let damaged: string;
-  const cli = async (...argv: string[]) => {
-    const io = recordingIO({ cwd: work.dir });
-    const code = await main(argv, io);
-    return { code, out: io.out.join(''), err: io.err.join('') };
-  };
+  const cli = (...argv: string[]) => runMain(work.dir, argv);
 
   beforeAll(async () => {
     work = await tempDir();

@@ -1,21 +1,16 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { recordingIO } from '../../src/cli/io.js';
 import { formatLoadWarnings } from '../../src/cli/commands/load.js';
 import { neutralizeControls } from '../../src/api/error-body.js';
 import { copyFixture, FIXTURES, reseal, tempDir } from '../warehouse/helpers.js';
+import { runMain } from '../helpers/run-main.js';
 
 const ALL_WARNINGS =
   'SELECT snapshot_id, code, message, file FROM load_warnings ORDER BY snapshot_id, ordinal';
 
 describe('load prints its warnings', () => {
   let work: Awaited<ReturnType<typeof tempDir>>;
-  const cli = async (...argv: string[]) => {
-    const io = recordingIO({ cwd: work.dir });
-    const code = await main(argv, io);
-    return { code, out: io.out.join(''), err: io.err.join('') };
-  };
+  const cli = (...argv: string[]) => runMain(work.dir, argv);
 
   beforeAll(async () => {
     work = await tempDir('airt-cli-load-');

@@ -6,11 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { recordingIO } from '../../src/cli/io.js';
 import { csvText } from '../../src/csv-text.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { FIXTURES, tempDir } from './helpers.js';
+import { runMain } from '../helpers/run-main.js';
 
 const HOSTILE_SQL = `
 SELECT n, -n AS negative, -2.5 AS fraction, value FROM (VALUES
@@ -52,11 +51,7 @@ print(len(body))
 describe('query --format csv read back by Python csv', () => {
   let work: Awaited<ReturnType<typeof tempDir>>;
   let db: string;
-  const cli = async (...argv: string[]) => {
-    const io = recordingIO({ cwd: work.dir });
-    const code = await main(argv, io);
-    return { code, out: io.out.join(''), err: io.err.join('') };
-  };
+  const cli = (...argv: string[]) => runMain(work.dir, argv);
 
   beforeAll(async () => {
     work = await tempDir();

@@ -4,12 +4,11 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { recordingIO } from '../../src/cli/io.js';
 import { exportParquet } from '../../src/warehouse/export.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { escapeMarkdownCell, neutralizeCsvCell } from '../../src/warehouse/output-format.js';
 import { copyFixture, FIXTURES, rows, tableCounts, tempDir } from './helpers.js';
+import { runMain } from '../helpers/run-main.js';
 
 const HOSTILE_TRIAL = `SELECT candidate, response, -1.5 AS negative FROM trials
   WHERE snapshot_id = '20260301T060000Z-first' AND assessment_id = 'a0000000-0000-4000-8000-000000000003' AND trial_ordinal = 0`;
@@ -17,11 +16,7 @@ const HOSTILE_TRIAL = `SELECT candidate, response, -1.5 AS negative FROM trials
 describe('query and export', () => {
   let work: Awaited<ReturnType<typeof tempDir>>;
   let db: string;
-  const cli = async (...argv: string[]) => {
-    const io = recordingIO({ cwd: work.dir });
-    const code = await main(argv, io);
-    return { code, out: io.out.join(''), err: io.err.join('') };
-  };
+  const cli = (...argv: string[]) => runMain(work.dir, argv);
 
   beforeAll(async () => {
     work = await tempDir();

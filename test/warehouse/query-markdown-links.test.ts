@@ -6,10 +6,9 @@
 import path from 'node:path';
 import { marked } from 'marked';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { recordingIO } from '../../src/cli/io.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { FIXTURES, tempDir } from './helpers.js';
+import { runMain } from '../helpers/run-main.js';
 
 describe('query --format markdown keeps links from the data as text', () => {
   let work: Awaited<ReturnType<typeof tempDir>>;
@@ -32,9 +31,9 @@ describe('query --format markdown keeps links from the data as text', () => {
       '<https://attacker.example>',
     ];
     const sql = `SELECT * FROM (VALUES ${values.map((v) => `('${v}')`).join(', ')}) AS t(text)`;
-    const io = recordingIO({ cwd: work.dir });
-    expect(await main(['query', sql, '--db', db, '--format', 'markdown'], io)).toBe(0);
-    const markdown = io.out.join('');
+    const run = await runMain(work.dir, ['query', sql, '--db', db, '--format', 'markdown']);
+    expect(run.code).toBe(0);
+    const markdown = run.out;
     const html = await marked.parse(markdown, { gfm: true });
     expect(html).not.toMatch(/<a\s|<img\s/i);
     // The text itself is all there, readable.
@@ -43,8 +42,14 @@ describe('query --format markdown keeps links from the data as text', () => {
         html.replace(/&amp;|&lt;|&gt;/g, (e) => ({ '&amp;': '&', '&lt;': '<', '&gt;': '>' })[e]!),
       ).toContain(value);
     // Plain punctuation is left alone: a time's colons, a number's point.
-    const plain = recordingIO({ cwd: work.dir });
-    await main(['query', "SELECT '04:25:44' AS t, 0.5 AS x", '--db', db, '--format', 'markdown'], plain);
-    expect(plain.out.join('')).toContain('| 04:25:44 | 0.5 |');
+    const plain = await runMain(work.dir, [
+      'query',
+      "SELECT '04:25:44' AS t, 0.5 AS x",
+      '--db',
+      db,
+      '--format',
+      'markdown',
+    ]);
+    expect(plain.out).toContain('| 04:25:44 | 0.5 |');
   });
 });

@@ -8,21 +8,16 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { recordingIO } from '../../src/cli/io.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { listNamedQueries } from '../../src/warehouse/named-queries.js';
 import { runQuery } from '../../src/warehouse/query.js';
 import { FIXTURES, tempDir } from './helpers.js';
+import { runMain } from '../helpers/run-main.js';
 
 describe('query reads the warehouse only', () => {
   let work: Awaited<ReturnType<typeof tempDir>>;
   let db: string;
-  const cli = async (...argv: string[]) => {
-    const io = recordingIO({ cwd: work.dir });
-    const code = await main(argv, io);
-    return { code, out: io.out.join(''), err: io.err.join('') };
-  };
+  const cli = (...argv: string[]) => runMain(work.dir, argv);
   const HINT = '(query reads the warehouse only: it neither reads nor writes other files)';
 
   beforeAll(async () => {

@@ -1,22 +1,17 @@
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { recordingIO } from '../../src/cli/io.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { listNamedQueries } from '../../src/warehouse/named-queries.js';
 import { formatResult } from '../../src/warehouse/output-format.js';
 import { runQuery } from '../../src/warehouse/query.js';
 import { FIXTURES, tempDir } from './helpers.js';
+import { runMain } from '../helpers/run-main.js';
 
 describe('query: one statement per query, and empty results', () => {
   let work: Awaited<ReturnType<typeof tempDir>>;
   let db: string;
-  const cli = async (...argv: string[]) => {
-    const io = recordingIO({ cwd: work.dir });
-    const code = await main(argv, io);
-    return { code, out: io.out.join(''), err: io.err.join('') };
-  };
+  const cli = (...argv: string[]) => runMain(work.dir, argv);
 
   beforeAll(async () => {
     work = await tempDir();
