@@ -6,17 +6,15 @@
  * kills to land in every phase. Repeated (three kills a run, at random points; more in a loop by hand) to catch a race; every wait is bounded.
  */
 import { createHash } from 'node:crypto';
-import { cp, open, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyBundle } from '../../src/pipeline/verify-bundle.js';
-import { computeRootHash, MANIFEST_FILE, type Manifest } from '../../src/snapshot/manifest.js';
 import { runCli, spawnCli } from '../helpers/cli.js';
+import { snapshotWithSparseFile } from '../helpers/sparse-snapshot.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
-import { FIXTURES } from '../warehouse/helpers.js';
 
 const BIG_BYTES = 16 * 1024 * 1024;
-const BIG_PATH = 'findings/f0000000-0000-4000-8000-00000000beef.json';
 const KILLS = 3;
 
 let work: string;
@@ -29,18 +27,7 @@ const sha256 = async (file: string): Promise<string> =>
 
 beforeAll(async () => {
   work = await makeTempDir('airt-bundle-kill-');
-  snapshot = path.join(work, path.basename(FIXTURES.first));
-  await cp(FIXTURES.first, snapshot, { recursive: true });
-  const handle = await open(path.join(snapshot, BIG_PATH), 'w');
-  await handle.truncate(BIG_BYTES);
-  await handle.close();
-  const manifestFile = path.join(snapshot, MANIFEST_FILE);
-  const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Manifest;
-  const finding = manifest.files.find((f) => f.kind === 'finding')!;
-  const zeros = createHash('sha256').update(Buffer.alloc(BIG_BYTES)).digest('hex');
-  manifest.files.push({ ...finding, path: BIG_PATH, sha256: zeros, bytes: BIG_BYTES });
-  manifest.root_sha256 = computeRootHash(manifest.files);
-  await writeFile(manifestFile, JSON.stringify(manifest, null, 2));
+  ({ snapshot } = await snapshotWithSparseFile(work, BIG_BYTES));
 });
 
 describe('bundle killed at random points', () => {

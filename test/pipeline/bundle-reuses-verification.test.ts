@@ -5,18 +5,15 @@
  * (Linux's /proc/self/io), not time: the snapshot holds a sparse 256 MiB file (zeros taking no disk).
  * A verification that failed, or of a manifest that has changed since, is not taken.
  */
-import { createHash } from 'node:crypto';
-import { cp, mkdir, open, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeBundle } from '../../src/pipeline/bundle.js';
-import { computeRootHash, MANIFEST_FILE, type Manifest } from '../../src/snapshot/manifest.js';
 import { verifySnapshot, type VerifyResult } from '../../src/snapshot/verify.js';
+import { snapshotWithSparseFile } from '../helpers/sparse-snapshot.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
-import { FIXTURES } from '../warehouse/helpers.js';
 
 const BIG_BYTES = 2 ** 28;
-const BIG_PATH = 'findings/f0000000-0000-4000-8000-00000000beef.json';
 
 let work: string;
 let snapshot: string;
@@ -28,20 +25,7 @@ async function bytesRead(): Promise<number> {
 
 beforeAll(async () => {
   work = await makeTempDir('airt-bundle-reuse-');
-  snapshot = path.join(work, path.basename(FIXTURES.first));
-  await cp(FIXTURES.first, snapshot, { recursive: true });
-  const handle = await open(path.join(snapshot, BIG_PATH), 'w');
-  await handle.truncate(BIG_BYTES);
-  await handle.close();
-  const zeros = Buffer.alloc(4 * 1024 * 1024);
-  const hash = createHash('sha256');
-  for (let done = 0; done < BIG_BYTES; done += zeros.length) hash.update(zeros);
-  const manifestFile = path.join(snapshot, MANIFEST_FILE);
-  const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Manifest;
-  const finding = manifest.files.find((f) => f.kind === 'finding')!;
-  manifest.files.push({ ...finding, path: BIG_PATH, sha256: hash.digest('hex'), bytes: BIG_BYTES });
-  manifest.root_sha256 = computeRootHash(manifest.files);
-  await writeFile(manifestFile, JSON.stringify(manifest, null, 2));
+  ({ snapshot } = await snapshotWithSparseFile(work, BIG_BYTES));
   verification = await verifySnapshot(snapshot);
   expect(verification.ok).toBe(true);
 }, 60_000);

@@ -9,46 +9,30 @@
  * /proc/<pid>/io), far less than the file. (A load whose hashing ignored the signal stopped too, but
  * only once the whole file was hashed.) Open files are those /proc/<pid>/fd lists.
  */
-import { createHash } from 'node:crypto';
-import { cp, mkdir, open, readdir, readFile, readlink, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyBundle } from '../../src/pipeline/verify-bundle.js';
 import { hashFiles } from '../../src/snapshot/hash-pool.js';
-import { computeRootHash, MANIFEST_FILE, type Manifest } from '../../src/snapshot/manifest.js';
 import { verifySnapshot } from '../../src/snapshot/verify.js';
 import { spawnCli } from '../helpers/cli.js';
+import { snapshotWithSparseFile } from '../helpers/sparse-snapshot.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 import { FIXTURES } from '../warehouse/helpers.js';
 
 /** Far more than any test reads before it stops: the assertions below allow reading half of it. */
 const BIG_BYTES = 2 ** 30;
-const BIG_PATH = 'findings/f0000000-0000-4000-8000-00000000beef.json';
 
 let work: string;
-/** A copy of the first fixture snapshot with BIG_PATH added (listed with its true sha256: intact). */
+/** A copy of the first fixture snapshot with a sparse BIG_BYTES file added (it verifies). */
 let snapshot: string;
 /** The big file, as /proc shows it among a process's open files. */
 let bigFile: string;
 
 beforeAll(async () => {
   work = await makeTempDir('airt-verify-int-');
-  snapshot = path.join(work, path.basename(FIXTURES.first));
-  await cp(FIXTURES.first, snapshot, { recursive: true });
-  bigFile = path.join(await realpath(snapshot), BIG_PATH);
-  const handle = await open(bigFile, 'w');
-  await handle.truncate(BIG_BYTES);
-  await handle.close();
-  const zeros = Buffer.alloc(4 * 1024 * 1024);
-  const hash = createHash('sha256');
-  for (let done = 0; done < BIG_BYTES; done += zeros.length) hash.update(zeros);
-  const manifestFile = path.join(snapshot, MANIFEST_FILE);
-  const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Manifest;
-  const finding = manifest.files.find((f) => f.kind === 'finding')!;
-  manifest.files.push({ ...finding, path: BIG_PATH, sha256: hash.digest('hex'), bytes: BIG_BYTES });
-  manifest.root_sha256 = computeRootHash(manifest.files);
-  await writeFile(manifestFile, JSON.stringify(manifest, null, 2));
+  ({ snapshot, bigFile } = await snapshotWithSparseFile(work, BIG_BYTES));
 });
 
 /** Bytes the process `pid` has read so far (any file, any thread). */
