@@ -351,10 +351,7 @@ function checkProvenance(
       }
       // A gate report measured on (or against) a forced load carries the reports' warning.
       if (reportMarkedUnverified(digest.text, SNAPSHOT_NAMED_JSON.has(name) ? 'json' : 'md')) {
-        result.problems.push(
-          `${name}: made from a snapshot that failed verification and was loaded forced (it carries the ` +
-            `"${UNVERIFIED_BANNER_LEAD}" warning); bundle results of a verified load`,
-        );
+        result.problems.push(madeFromUnverified(name, 'results'));
         continue;
       }
       const problem = SNAPSHOT_NAMED_JSON.has(name)
@@ -374,10 +371,7 @@ function checkProvenance(
     }
     // A report of a forced load names the genuine root hash, but its figures are not that snapshot's.
     if (reportMarkedUnverified(digest.text, format)) {
-      result.problems.push(
-        `${name}: made from a snapshot that failed verification and was loaded forced (it carries the ` +
-          `"${UNVERIFIED_BANNER_LEAD}" warning); bundle reports of a verified load`,
-      );
+      result.problems.push(madeFromUnverified(name, 'reports'));
     } else if (format !== 'json') {
       if (digest.text.includes(rootSha256)) result.provenance_checked.push(name);
       else
@@ -387,6 +381,14 @@ function checkProvenance(
 }
 
 /** The rendering a bundled report file is in, by its extension; null for charts and other files. */
+/** The problem of an entry that carries the forced-load warning (unverified-banner.ts). */
+function madeFromUnverified(name: string, what: 'reports' | 'results'): string {
+  return (
+    `${name}: made from a snapshot that failed verification and was loaded forced (it carries the ` +
+    `"${UNVERIFIED_BANNER_LEAD}" warning); bundle ${what} of a verified load`
+  );
+}
+
 function reportFormat(name: string): 'md' | 'html' | 'json' | null {
   if (/\.md$/iu.test(name)) return 'md';
   if (/\.html?$/iu.test(name)) return 'html';
