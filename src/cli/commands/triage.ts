@@ -121,7 +121,7 @@ export const triageCommand = defineCommand<TriageArgs>({
             `Unexpected argument ${JSON.stringify(args.file)}; to apply a file use: triage apply FILE`,
           );
         }
-        rejectFlags(args, APPLY_FLAGS, 'only apply to "triage apply FILE"');
+        rejectFlags(args, APPLY_FLAGS, (apply) => `only ${apply} to "triage apply FILE"`);
         return runSingle(args, io, journalPath);
       },
     );
@@ -205,7 +205,11 @@ async function runSingle(args: TriageArgs, io: CliIO, journalPath: string): Prom
 async function runApply(args: TriageArgs, io: CliIO, journal: string): Promise<number> {
   if (args.file === undefined)
     throw new UsageError('Name the decisions file: triage apply FILE.csv|FILE.json');
-  rejectFlags(args, SINGLE_FLAGS, 'apply to a single finding; put the values in the decisions file');
+  rejectFlags(
+    args,
+    SINGLE_FLAGS,
+    (apply) => `${apply} to a single finding; put the values in the decisions file`,
+  );
   const [decisionsModule, applyModule, formatApply, progressModule, { terminalSafe }] = await Promise.all([
     import('../../triage/decisions-file.js'),
     import('../../triage/apply-decisions.js'),
@@ -340,7 +344,15 @@ function singleString(value: unknown, flag: string): string | undefined {
   throw new UsageError(`${flag} needs a value.`);
 }
 
-function rejectFlags(args: TriageArgs, flags: readonly (keyof TriageArgs)[], why: string): void {
+/** Refuses the given ones of `flags`; `why` words the reason with the verb agreeing ("--x applies"). */
+function rejectFlags(
+  args: TriageArgs,
+  flags: readonly (keyof TriageArgs)[],
+  why: (apply: 'applies' | 'apply') => string,
+): void {
   const given = flags.filter((flag) => args[flag] !== undefined);
-  if (given.length > 0) throw new UsageError(`${given.map((f) => `--${f}`).join(', ')} ${why}.`);
+  if (given.length > 0)
+    throw new UsageError(
+      `${given.map((f) => `--${f}`).join(', ')} ${why(given.length === 1 ? 'applies' : 'apply')}.`,
+    );
 }
