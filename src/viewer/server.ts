@@ -1,8 +1,9 @@
 /**
  * `airt-report serve`: a read-only web view of the warehouse, rendered on the server with no script.
  *
- *   request ─▶ method (GET/HEAD, else 405) ─▶ Host check (else 421) ─▶ route ─▶ page (SQL, one turn
- *   on the read-only connection) ─▶ HTML in the page shell, or one table as CSV (`download=`)
+ *   request ─▶ method (GET/HEAD, else 405) ─▶ Host check (one Host header, a path as the target;
+ *   else 421) ─▶ route ─▶ page (SQL, one turn on the read-only connection) ─▶ HTML in the page shell,
+ *   or one table as CSV (`download=`)
  *
  * Every response carries the reports' Content-Security-Policy as a header (no script can run even
  * if text escaped the escaping), no caching, no referrer, and no framing.
@@ -10,7 +11,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CliError, InvalidOptionError, UsageError, WordedError } from '../errors.js';
-import { allowedHosts, isLoopback } from './host-check.js';
+import { allowedHosts, isLoopback, requestHost } from './host-check.js';
 import { markup } from './html.js';
 import { layout, VIEWER_CSP } from './layout.js';
 import { filterChoices } from './pages/findings.js';
@@ -187,9 +188,10 @@ async function handle(request: IncomingMessage, response: ServerResponse, served
       );
       return;
     }
-    const host = (request.headers.host ?? '').toLowerCase();
-    if (!hosts.has(host)) {
-      // 421 Misdirected Request: this server does not serve that name (a DNS-rebinding page, a proxy).
+    const host = requestHost(request);
+    if (host === undefined || !hosts.has(host)) {
+      // 421 Misdirected Request: this server does not serve that name (a DNS-rebinding page, a proxy),
+      // or the request names more than its Host (two Host headers, an absolute URI): no browser's.
       send(response, 421, 'text/plain; charset=utf-8', 'This viewer does not answer for that Host.\n', head);
       return;
     }
