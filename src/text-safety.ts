@@ -87,8 +87,9 @@ const AUTOLINK_TRIGGERS = /:(?=\/\/)|(?<=\bwww)\.|@/giu;
 /**
  * A Markdown table cell (also fine in a heading or list item) that cannot break the table, inject
  * HTML or become a link: `|`, `\`, emphasis, code and link characters and autolink triggers
- * backslash-escaped, `& < >` as entities, unsafe characters shown as `\u{…}`, line breaks as `<br>`.
- * Plain punctuation (a time's `:`, a number's `.`) stays as it is.
+ * backslash-escaped, `& < >` as entities, unsafe characters and tabs shown as `\u{…}`, line breaks as
+ * `<br>`. Plain punctuation (a time's `:`, a number's `.`) stays as it is. A tab is shown too: raw, it
+ * reads as blank space in the rendered table and in a terminal, hiding that the data held one.
  */
 export function escapeMarkdownCell(text: string): string {
   return showUnsafeCharacters(
@@ -99,7 +100,7 @@ export function escapeMarkdownCell(text: string): string {
       .replace(/</gu, '&lt;')
       .replace(/>/gu, '&gt;')
       .replace(/\r\n|\r|\n/gu, '<br>'),
-  );
+  ).replace(/\t/gu, braceEscape);
 }
 
 /**
