@@ -12,7 +12,7 @@
  * existing snapshot or database is read (nothing parses an id, they are compared as whole strings).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Suffix of the working directory of a snapshot that is not finished. */
@@ -81,29 +81,67 @@ export interface ReserveSnapshotOptions {
   suffix?: (() => string) | undefined;
 }
 
+/** A reserved snapshot id and its working directory (see reserveSnapshotDir). */
+export interface SnapshotReservation {
+  snapshotId: string;
+  /** `<parent>/<id>.partial`, created. */
+  partialDir: string;
+  /**
+   * The outermost folder the reservation created to make `parent` (`<out>`, `<out>/<org>`, …), or
+   * undefined when `parent` already existed: what releaseSnapshotDir removes again, when empty.
+   */
+  createdFolder: string | undefined;
+}
+
 /**
  * Picks a free id under `parent` and creates its `<id>.partial` working directory. Creating the
  * directory is the reservation (mkdir fails if another run got there first), so two concurrent runs
  * never share one; a taken id draws another suffix.
  */
-export async function reserveSnapshotDir(
-  options: ReserveSnapshotOptions,
-): Promise<{ snapshotId: string; partialDir: string }> {
+export async function reserveSnapshotDir(options: ReserveSnapshotOptions): Promise<SnapshotReservation> {
   const { parent, now, org, workspace } = options;
   const suffix = options.suffix ?? randomSnapshotSuffix;
-  await mkdir(parent, { recursive: true });
+  const createdFolder = await mkdir(parent, { recursive: true });
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const snapshotId = buildSnapshotId(now, org, workspace, suffix());
     const partialDir = path.join(parent, snapshotId + PARTIAL_SUFFIX);
     if (await pathExists(path.join(parent, snapshotId))) continue;
     try {
       await mkdir(partialDir);
-      return { snapshotId, partialDir };
+      return { snapshotId, partialDir, createdFolder };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      // ENOENT: a failed run of the same workspace gave back the folders it had created (see
+      // releaseSnapshotDir) between our mkdir of the parent and this one; make them again.
+      if (code === 'ENOENT') await mkdir(parent, { recursive: true });
+      else if (code !== 'EEXIST') throw error;
     }
   }
   throw new Error(
     `No free snapshot id ${formatSnapshotId(now)}-${snapshotSlug(org, workspace)}-… in ${parent} after ${MAX_ATTEMPTS} attempts`,
   );
+}
+
+/**
+ * Gives back a reservation that came to nothing (a refused token, an unreachable service): removes
+ * its `.partial` directory, then the folders the reservation created (`createdFolder` and those below
+ * it on the way to the snapshot's parent), deepest first and each only while empty, so the output
+ * tree is as it was before. A folder that existed before, or that another run has put something in
+ * meanwhile, is kept.
+ */
+export async function releaseSnapshotDir(
+  reservation: Pick<SnapshotReservation, 'partialDir' | 'createdFolder'>,
+): Promise<void> {
+  const { partialDir, createdFolder } = reservation;
+  await rm(partialDir, { recursive: true, force: true });
+  if (createdFolder === undefined) return;
+  for (let dir = path.dirname(partialDir); ; dir = path.dirname(dir)) {
+    try {
+      // rmdir removes only an empty folder: one another run uses now (ENOTEMPTY) stops the walk.
+      await rmdir(dir);
+    } catch {
+      return;
+    }
+    if (dir === createdFolder || dir === path.dirname(dir)) return;
+  }
 }

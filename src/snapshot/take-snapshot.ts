@@ -26,7 +26,7 @@
  * no directory is left.
  */
 import { constants } from 'node:fs';
-import { access, mkdir, rm } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createApiClient } from '../api/client.js';
 import { normalizeBaseUrl } from '../api/connection-settings.js';
@@ -68,7 +68,7 @@ import { createProgress, type ProgressReporter } from './progress.js';
 import { prepareResume, type ResumePoint } from './resume.js';
 import { safeSegment } from './safe-path.js';
 import { loadPreviousSnapshot, type PreviousSnapshot } from './since.js';
-import { pathExists, reserveSnapshotDir } from './snapshot-id.js';
+import { pathExists, releaseSnapshotDir, reserveSnapshotDir } from './snapshot-id.js';
 import { runPhases, type PhaseContext } from './snapshot-phases.js';
 import { finishPublishing, publishSnapshot } from './publish.js';
 
@@ -236,6 +236,9 @@ export async function takeSnapshot(
   let snapshotId: string;
   let startedAt: string;
   let finished: ReadonlyMap<string, JournalFile>;
+  // The folders a new snapshot created on the way to its directory (`<out>/<org>/<workspace>`): a run
+  // that leaves no directory removes them too (releaseSnapshotDir), a resumed one created none.
+  let createdFolder: string | undefined;
   if (resumePoint) {
     ({ partialDir, snapshotId } = resumePoint);
     startedAt = resumePoint.header.started_at;
@@ -243,7 +246,7 @@ export async function takeSnapshot(
   } else {
     const parent = path.resolve(options.out, safeSegment(options.org), safeSegment(options.workspace));
     const started = now();
-    ({ partialDir, snapshotId } = await reserveSnapshotDir({
+    ({ partialDir, snapshotId, createdFolder } = await reserveSnapshotDir({
       parent,
       now: started,
       org: options.org,
@@ -329,8 +332,9 @@ export async function takeSnapshot(
     progress.stop();
     if (manifest.files.length === 0) {
       // Every request failed (nothing listens there, wrong address): an empty snapshot is of no use and
-      // nothing in it is worth resuming, so no directory is left that verify or load would accept.
-      await rm(partialDir, { recursive: true, force: true });
+      // nothing in it is worth resuming, so no directory is left that verify or load would accept (nor
+      // the empty org/workspace folders made for it).
+      await releaseSnapshotDir({ partialDir, createdFolder });
       throw nothingFetched(manifest, store.failureErrors);
     }
     // From here on the run is publishing: a SIGINT/SIGTERM no longer stops it half-way (the steps are
@@ -347,8 +351,8 @@ export async function takeSnapshot(
     progress.stop();
     const onlyConfig = [...store.stored].every((file) => file === configTarget().file);
     if (!resumePoint && onlyConfig && !effects.signal?.aborted) {
-      // Nothing worth resuming (e.g. a wrong token): leave no directory behind.
-      await rm(partialDir, { recursive: true, force: true });
+      // Nothing worth resuming (e.g. a wrong token): leave no directory behind, nor the folders made for it.
+      await releaseSnapshotDir({ partialDir, createdFolder });
       throw explainStop(error, undefined, context);
     }
     throw explainStop(error, partialDir, context, effects.signal);

@@ -101,7 +101,8 @@ describe('airt-report snapshot', () => {
     expect(run.err).toMatch(/AIRT_TOKEN/);
     expect(run.err).not.toContain('wrong-token-123');
     expect(run.out).toBe('');
-    expect(await readdir(path.join(out, 'acme', 'main'))).toEqual([]);
+    // Nor the folders made for it: the output directory did not exist before.
+    await expect(readdir(out)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('stops on 426 with an upgrade message naming the service version', async () => {
@@ -113,7 +114,8 @@ describe('airt-report snapshot', () => {
       expect(run.err).toMatch(/426/);
       expect(run.err).toMatch(/newer client/);
       expect(run.err).toMatch(/api_version \S+/);
-      expect(await readdir(path.join(out, 'acme', 'main'))).toEqual([]);
+      // Nor the folders made for it: the output directory did not exist before.
+      await expect(readdir(out)).rejects.toMatchObject({ code: 'ENOENT' });
     } finally {
       await outdated.close();
     }
