@@ -22,6 +22,7 @@ import {
   WordedError,
   type OptionWording,
 } from '../errors.js';
+import { handedOverVerification } from '../snapshot/handed-over-verification.js';
 import { MANIFEST_FILE, type Manifest } from '../snapshot/manifest.js';
 import { resolveInside } from '../snapshot/safe-path.js';
 import { readManifest, verifySnapshot, type VerifyOptions, type VerifyResult } from '../snapshot/verify.js';
@@ -587,10 +588,7 @@ async function verifyAndLoad(
  * still the one it verified.
  */
 function handedOver(onDisk: Manifest, dir: string, options: LoadOptions): VerifyResult | undefined {
-  const given = options.verified?.get(dir);
-  if (!given) return undefined;
-  const same =
-    onDisk.snapshot_id === given.manifest.snapshot_id && onDisk.root_sha256 === given.manifest.root_sha256;
+  const given = handedOverVerification(options.verified?.get(dir), onDisk);
   // Every digest is the caller's: the load reads none of the files to verify them.
-  return same ? { ...given, reused: given.files } : undefined;
+  return given === undefined ? undefined : { ...given, reused: given.files };
 }
