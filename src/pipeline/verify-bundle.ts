@@ -8,14 +8,16 @@
  *   → bundled snapshot files (if any) = the manifest's hashes
  *   → every Markdown/HTML report names that root hash; the gate report and the diff (JSON and
  *     Markdown) name the manifest's snapshot id and root hash (provenance)
- *   → no report (Markdown, HTML, JSON) carries the warning of a snapshot loaded unverified (forced):
- *     it names the genuine root hash, but its figures come from files that do not match it
+ *   → no report carries the warning of a snapshot loaded unverified (forced): it names the genuine
+ *     root hash, but its figures come from files that do not match it. Markdown, HTML and JSON are
+ *     searched for the banner; a PDF's text is compressed, so its document information is read for
+ *     the /Subject that marks it (unverified-banner.ts), and a PDF whose structure cannot be read fails
  *
  *   → the signature (SHA256SUMS.sig inside, or <bundle>.zip.sig beside it) over SHA256SUMS, and with
  *     --allowed-signers whether its key is one of them (bundle-signature.ts)
  *
  * Any difference is a problem and the bundle fails; a hash mismatch names the expected and the
- * actual sha256. PDF reports are covered by their checksum only (their text is not searchable), which
+ * actual sha256. A PDF's root hash is covered by its checksum only (its text is not searched), which
  * the result states as a note. A bundle rewritten consistently (files, SHA256SUMS and manifest) would
  * pass, so the text result also asks to compare the root hash with the one recorded at bundling time.
  */
@@ -25,7 +27,12 @@ import { lstat, readFile } from 'node:fs/promises';
 import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
 import { ManifestSchema, computeRootHash, type Manifest } from '../snapshot/manifest.js';
 import { findProvenanceLine, provenanceLine } from '../snapshot/provenance-line.js';
-import { reportMarkedUnverified, UNVERIFIED_BANNER_LEAD } from '../report/unverified-banner.js';
+import { PdfSyntaxError } from '../report/pdf-syntax.js';
+import {
+  pdfMarkedUnverified,
+  reportMarkedUnverified,
+  UNVERIFIED_BANNER_LEAD,
+} from '../report/unverified-banner.js';
 import { BUNDLE_MANIFEST_ENTRY, BUNDLE_SNAPSHOT_PREFIX, CHECKSUMS_ENTRY } from './bundle.js';
 import {
   checkBundleSignature,
@@ -75,6 +82,7 @@ export interface VerifyBundleOptions {
 
 interface EntryDigest {
   sha256: string;
+  /** A text entry as UTF-8, a PDF byte for byte as latin1 (see pdf-syntax.ts); null otherwise or too large. */
   text: string | null;
 }
 
@@ -168,7 +176,7 @@ async function readEntries(
       return;
     }
     const hash: Hash = createHash('sha256');
-    const keepText = isTextEntry(file.name);
+    const encoding = keptAs(file.name);
     const chunks: Uint8Array[] = [];
     let kept = 0;
     file.ondata = (error, data, final) => {
@@ -177,12 +185,13 @@ async function readEntries(
         return;
       }
       hash.update(data);
-      if (keepText && kept <= MAX_TEXT_BYTES) {
+      if (encoding !== null && kept <= MAX_TEXT_BYTES) {
         chunks.push(data);
         kept += data.length;
       }
       if (final) {
-        const text = keepText && kept <= MAX_TEXT_BYTES ? Buffer.concat(chunks).toString('utf8') : null;
+        const text =
+          encoding !== null && kept <= MAX_TEXT_BYTES ? Buffer.concat(chunks).toString(encoding) : null;
         digests.set(file.name, { sha256: hash.digest('hex'), text });
       }
     };
@@ -340,8 +349,8 @@ function checkProvenance(
   const rootSha256 = manifest.root_sha256;
   const thisSnapshot = `this bundle's snapshot ${manifest.snapshot_id} (root ${rootSha256})`;
   for (const [name, digest] of [...digests.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (/\.pdf$/iu.test(name)) {
-      result.notes.push(`${name}: PDF provenance is covered by its checksum only`);
+    if (isPdf(name) && !name.startsWith(BUNDLE_SNAPSHOT_PREFIX)) {
+      checkPdf(name, digest.text, result);
       continue;
     }
     if (SNAPSHOT_NAMED_JSON.has(name) || SNAPSHOT_NAMED_MARKDOWN.has(name)) {
@@ -380,7 +389,30 @@ function checkProvenance(
   }
 }
 
-/** The rendering a bundled report file is in, by its extension; null for charts and other files. */
+/**
+ * A PDF's text is compressed: the mark of a forced load's report is its /Subject (pdf.ts writes it,
+ * whatever the template). A PDF this cannot read is a problem, since whether it has the mark is unknown.
+ */
+function checkPdf(name: string, pdf: string | null, result: BundleVerification): void {
+  if (pdf === null) {
+    result.problems.push(`${name}: too large to check its provenance`);
+    return;
+  }
+  let marked: boolean;
+  try {
+    marked = pdfMarkedUnverified(pdf);
+  } catch (error) {
+    if (!(error instanceof PdfSyntaxError)) throw error;
+    result.problems.push(
+      `${name}: its document information cannot be read (${error.message}), so whether it was made ` +
+        'from a forced load is unknown; bundle PDFs as airt-report printed them',
+    );
+    return;
+  }
+  if (marked) result.problems.push(madeFromUnverified(name, 'reports'));
+  else result.notes.push(`${name}: PDF provenance (root hash) is covered by its checksum only`);
+}
+
 /** The problem of an entry that carries the forced-load warning (unverified-banner.ts). */
 function madeFromUnverified(name: string, what: 'reports' | 'results'): string {
   return (
@@ -389,6 +421,7 @@ function madeFromUnverified(name: string, what: 'reports' | 'results'): string {
   );
 }
 
+/** The rendering a bundled report file is in, by its extension; null for charts and other files. */
 function reportFormat(name: string): 'md' | 'html' | 'json' | null {
   if (/\.md$/iu.test(name)) return 'md';
   if (/\.html?$/iu.test(name)) return 'html';
@@ -435,6 +468,16 @@ function isTextEntry(name: string): boolean {
     /\.(json|md|html?|txt)$/iu.test(name) ||
     name === BUNDLE_MANIFEST_ENTRY
   );
+}
+
+function isPdf(name: string): boolean {
+  return /\.pdf$/iu.test(name);
+}
+
+/** How an entry's content is kept for checking: text as UTF-8, a PDF as latin1 (byte for byte), or not. */
+function keptAs(name: string): 'utf8' | 'latin1' | null {
+  if (isTextEntry(name)) return 'utf8';
+  return isPdf(name) && !name.startsWith(BUNDLE_SNAPSHOT_PREFIX) ? 'latin1' : null;
 }
 
 /** The human-readable result of `airt-report verify BUNDLE.zip` (entry names are neutralized). */

@@ -2,12 +2,17 @@
  * Makes a Chromium-printed PDF byte-deterministic. Skia (Chromium's PDF backend) stamps the print time
  * into the document information dictionary as /CreationDate and /ModDate; nothing else in its output
  * depends on the run. Other writers also put a random file identifier in the trailer (/ID).
+ * The same rewrite writes the report's /Subject when asked: the mark of a report made from a forced
+ * load (unverified-banner.ts), which `verify BUNDLE.zip` reads since a PDF's text is compressed.
  *
  * Phases of makePdfDeterministic:
- *   1. No run-specific key anywhere in the bytes → the PDF is returned unchanged, unparsed.
+ *   1. No run-specific key anywhere in the bytes and no /Subject to write → the PDF is returned
+ *      unchanged, unparsed.
  *   2. Parse the cross-reference table and trailer (pdf-syntax.ts); find the /Info dictionary.
  *   3. Dates → the report's data time (the snapshot's fetched_at the report shows as "data as of"),
  *      or removed when that is unknown: a PDF dated by its print run would differ on every run.
+ *      /Subject → the one asked for (replacing one already there, else added last), derived from the
+ *      input like everything else; a file with no /Info to carry it is refused.
  *   4. Every object offset in the table and `startxref` are shifted by the bytes the edits added or
  *      removed, so the table stays exact whatever the length of the new dates.
  *   5. /ID → derived from a SHA-256 of the rest of the file (the trailer comes after every object, so
@@ -19,12 +24,10 @@ import { createHash } from 'node:crypto';
 import { CliError, WordedError } from '../errors.js';
 import {
   dictionaryEntry,
-  objectBodyStart,
+  encodeTextString,
+  infoDictionary,
   parseCrossReference,
-  parseDictionary,
-  parseReference,
   PdfSyntaxError,
-  skipWhitespace,
   verifyCrossReference,
   type CrossReference,
 } from './pdf-syntax.js';
@@ -35,6 +38,12 @@ export interface DeterministicPdfOptions {
    * model.ts reportDataAsOf). Becomes /CreationDate and /ModDate. Null: unknown, and both dates are removed.
    */
   documentDate: string | null;
+  /**
+   * The information dictionary's /Subject, replacing any: the unverified-data mark (pdf.ts writes
+   * unverified-banner.ts UNVERIFIED_PDF_SUBJECT when the HTML carries the banner). Null or absent: the
+   * dictionary keeps what Chromium wrote (no /Subject).
+   */
+  subject?: string | null | undefined;
 }
 
 /** A replacement of the bytes `[start, end)` of the original file by `text`. */
@@ -126,16 +135,16 @@ function shiftedPosition(position: number, edits: readonly Edit[]): number {
   return shifted;
 }
 
-/** Phase 3: rewrite (or remove) the date entries of the /Info dictionary, if the file has one. */
-function dateEdits(text: string, xref: CrossReference, date: string | null): Edit[] {
-  const info = dictionaryEntry(xref.trailer, 'Info');
-  if (!info) return [];
-  const reference = parseReference(text, info.value);
-  const bodyStart = skipWhitespace(
-    text,
-    objectBodyStart(text, xref, reference.objectNumber, reference.generation),
-  );
-  const dictionary = parseDictionary(text, bodyStart);
+/**
+ * Phase 3: rewrite (or remove) the date entries of the /Info dictionary, if the file has one, and
+ * write its /Subject when `subject` is given.
+ */
+function infoEdits(text: string, xref: CrossReference, date: string | null, subject: string | null): Edit[] {
+  const dictionary = infoDictionary(text, xref);
+  if (!dictionary) {
+    if (subject !== null) throw new PdfSyntaxError('the file has no information dictionary (/Info) to mark');
+    return [];
+  }
   const edits: Edit[] = [];
   for (const key of ['CreationDate', 'ModDate']) {
     const entry = dictionaryEntry(dictionary, key);
@@ -144,6 +153,17 @@ function dateEdits(text: string, xref: CrossReference, date: string | null): Edi
       date === null
         ? { start: entry.keyStart, end: entry.value.end, text: '' }
         : { start: entry.value.start, end: entry.value.end, text: `(${date})` },
+    );
+  }
+  if (subject !== null) {
+    const value = encodeTextString(subject);
+    const existing = dictionaryEntry(dictionary, 'Subject');
+    // Added just before `>>`, on its own line as Chromium writes each entry.
+    const end = dictionary.span.end - '>>'.length;
+    edits.push(
+      existing
+        ? { start: existing.value.start, end: existing.value.end, text: value }
+        : { start: end, end, text: `\n/Subject ${value}` },
     );
   }
   return edits;
@@ -168,9 +188,9 @@ function offsetEdits(xref: CrossReference, bodyEdits: readonly Edit[]): Edit[] {
 }
 
 /** Phases 2–5 on the latin1 text; null when there is nothing to change. */
-function rewrite(text: string, date: string | null): string | null {
+function rewrite(text: string, date: string | null, subject: string | null): string | null {
   const xref = parseCrossReference(text);
-  const bodyEdits = dateEdits(text, xref, date);
+  const bodyEdits = infoEdits(text, xref, date, subject);
   const edits = [...bodyEdits, ...offsetEdits(xref, bodyEdits)];
   const id = dictionaryEntry(xref.trailer, 'ID');
   if (edits.length === 0 && !id) return null;
@@ -191,15 +211,17 @@ function rewrite(text: string, date: string | null): string | null {
 /**
  * Returns `pdf` with its run-specific bytes replaced by values derived from the input: the
  * information dictionary's /CreationDate and /ModDate become `documentDate` (removed when it is null),
- * and a trailer /ID becomes a hash of the file. A PDF without these entries is returned unchanged.
- * Throws a CliError when the PDF has them but a structure this cannot rewrite safely.
+ * and a trailer /ID becomes a hash of the file; with `subject`, the dictionary's /Subject is set to
+ * it. A PDF without these entries and no subject asked for is returned unchanged. Throws a CliError
+ * when the PDF needs a rewrite but has a structure this cannot rewrite safely.
  */
 export function makePdfDeterministic(pdf: Uint8Array, options: DeterministicPdfOptions): Uint8Array {
   const date = options.documentDate === null ? null : pdfDate(options.documentDate);
+  const subject = options.subject ?? null;
   const text = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).toString('latin1');
-  if (!RUN_SPECIFIC_KEY.test(text)) return pdf;
+  if (subject === null && !RUN_SPECIFIC_KEY.test(text)) return pdf;
   try {
-    const rewritten = rewrite(text, date);
+    const rewritten = rewrite(text, date, subject);
     if (rewritten === null || rewritten === text) return pdf;
     const result = new Uint8Array(Buffer.from(rewritten, 'latin1'));
     const problems = verifyCrossReference(result);

@@ -1,7 +1,8 @@
 /**
  * Just enough PDF syntax (ISO 32000-1 §7.2–7.5) to find and rewrite the document information
  * dictionary of a PDF that Chromium (Skia) prints: a classic cross-reference table, its trailer, and
- * direct objects (strings, names, numbers, references, arrays, dictionaries).
+ * direct objects (strings, names, numbers, references, arrays, dictionaries); and to read and write
+ * its text strings (the /Subject that marks a forced load's report, unverified-banner.ts).
  *
  * The PDF is handled as a latin1 string, so a string index is a byte offset and slicing never splits
  * or re-encodes a byte. Anything outside this subset (cross-reference streams, incremental updates,
@@ -299,4 +300,92 @@ export function verifyCrossReference(pdf: Uint8Array): string[] {
     }
   }
   return problems;
+}
+
+/** The document information dictionary the trailer's /Info points at, or null when it has none. */
+export function infoDictionary(text: string, xref: CrossReference): PdfDictionary | null {
+  const info = dictionaryEntry(xref.trailer, 'Info');
+  if (!info) return null;
+  const reference = parseReference(text, info.value);
+  const bodyStart = objectBodyStart(text, xref, reference.objectNumber, reference.generation);
+  return parseDictionary(text, skipWhitespace(text, bodyStart));
+}
+
+/** The byte a backslash escape in a literal string stands for (ISO 32000-1 Table 3). */
+const LITERAL_ESCAPES: Readonly<Record<string, string>> = {
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  b: '\b',
+  f: '\f',
+  '(': '(',
+  ')': ')',
+  '\\': '\\',
+};
+
+/** What the escape whose backslash is just before `body[at]` stands for, and how many bytes it spans. */
+function literalEscape(body: string, at: number): { bytes: string; length: number } {
+  const next = body[at] ?? '';
+  if (Object.hasOwn(LITERAL_ESCAPES, next)) return { bytes: LITERAL_ESCAPES[next] ?? '', length: 1 };
+  const octal = /^[0-7]{1,3}/u.exec(body.slice(at, at + 3))?.[0];
+  if (octal !== undefined) {
+    return { bytes: String.fromCharCode(Number.parseInt(octal, 8) & 0xff), length: octal.length };
+  }
+  // Before an end of line, the backslash continues the line; before anything else it is dropped.
+  if (next === '\r') return { bytes: '', length: body[at + 1] === '\n' ? 2 : 1 };
+  return { bytes: next === '\n' ? '' : next, length: 1 };
+}
+
+/** The bytes (latin1) of the string object at `value`: a literal `(…)` or a hex `<…>` string. */
+function stringBytes(text: string, value: Span): string {
+  const raw = text.slice(value.start, value.end);
+  if (raw.startsWith('<') && !raw.startsWith('<<')) {
+    const digits = raw.slice(1, -1).replace(/[\0\t\n\f\r ]/gu, '');
+    // §7.3.4.3: an odd count of digits is read as if followed by 0.
+    return Buffer.from(digits.length % 2 === 0 ? digits : `${digits}0`, 'hex').toString('latin1');
+  }
+  if (!raw.startsWith('(')) throw new PdfSyntaxError(`expected a string at ${describeAt(text, value.start)}`);
+  const body = raw.slice(1, -1);
+  let bytes = '';
+  for (let index = 0; index < body.length; index += 1) {
+    const char = body[index] ?? '';
+    if (char === '\\') {
+      const escape = literalEscape(body, index + 1);
+      bytes += escape.bytes;
+      index += escape.length;
+    } else if (char === '\r') {
+      // §7.3.4.2: an end of line in a literal string reads as one line feed.
+      bytes += '\n';
+      if (body[index + 1] === '\n') index += 1;
+    } else {
+      bytes += char;
+    }
+  }
+  return bytes;
+}
+
+/**
+ * The text of the string object at `value` (a text string, §7.9.2.2): UTF-16BE or UTF-8 after their
+ * byte-order marks, else PDFDocEncoding, read here as latin1 (the two agree on printable ASCII, which
+ * is what the values this tool looks for are made of).
+ */
+export function decodeTextString(text: string, value: Span): string {
+  const bytes = stringBytes(text, value);
+  if (bytes.startsWith('\u00fe\u00ff')) {
+    const utf16 = Buffer.from(bytes.slice(2), 'latin1');
+    return Buffer.from(utf16.subarray(0, utf16.length - (utf16.length % 2)))
+      .swap16()
+      .toString('utf16le');
+  }
+  if (bytes.startsWith('\u00ef\u00bb\u00bf')) return Buffer.from(bytes.slice(3), 'latin1').toString('utf8');
+  return bytes;
+}
+
+/**
+ * `value` as a text string object: a literal string when it is printable ASCII (so it reads as is in
+ * the file's bytes), else UTF-16BE in hex after its byte-order mark, as Chromium writes /Title.
+ */
+export function encodeTextString(value: string): string {
+  if (/^[\x20-\x7e]*$/u.test(value)) return `(${value.replace(/[\\()]/gu, (char) => `\\${char}`)})`;
+  return `<FEFF${Buffer.from(value, 'utf16le').swap16().toString('hex').toUpperCase()}>`;
 }

@@ -3,7 +3,8 @@
  * The browser runs headless with a fresh, throw-away profile, background networking off, and every
  * request the page might make aborted (the HTML needs none: CSS and SVG are inline).
  * Chromium stamps the print time into the PDF; pdf-determinism.ts replaces it with the report's data
- * time, so the same report prints to the same bytes.
+ * time, so the same report prints to the same bytes. HTML carrying the unverified-data banner (a forced
+ * load's report) prints to a PDF whose /Subject says so (unverified-banner.ts), for `verify BUNDLE.zip`.
  */
 import { access, constants, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import type { BrowserContext, BrowserType } from 'playwright-core';
 import { CliError, EXIT } from '../errors.js';
 import { chromiumLaunchFailureMessage } from './browser-launch-error.js';
 import { makePdfDeterministic } from './pdf-determinism.js';
+import { reportMarkedUnverified, UNVERIFIED_PDF_SUBJECT } from './unverified-banner.js';
 
 /** Where Debian's `chromium` package installs the browser. */
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
@@ -86,6 +88,8 @@ async function launch(profile: string, options: PdfOptions, chromium: BrowserTyp
 /**
  * Prints HTML to an A4 PDF with backgrounds and page numbers in the footer. The same HTML and
  * documentDate give the same bytes (with the same Chromium build, whose version is in /Creator).
+ * HTML holding the unverified-data banner gives a PDF marked by its /Subject (UNVERIFIED_PDF_SUBJECT):
+ * render.ts inserts the banner after the template ran, so the mark does not depend on the template.
  */
 export async function printPdf(html: string, options: PdfOptions): Promise<Uint8Array> {
   await assertChromium(options.executablePath);
@@ -115,7 +119,10 @@ export async function printPdf(html: string, options: PdfOptions): Promise<Uint8
           '<div style="width:100%;font-size:8px;color:#5b6673;text-align:center;font-family:Helvetica,Arial,sans-serif">' +
           'Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
       });
-      return makePdfDeterministic(new Uint8Array(pdf), { documentDate: options.documentDate ?? null });
+      return makePdfDeterministic(new Uint8Array(pdf), {
+        documentDate: options.documentDate ?? null,
+        subject: reportMarkedUnverified(html, 'html') ? UNVERIFIED_PDF_SUBJECT : null,
+      });
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
       await context.close();

@@ -12,8 +12,13 @@
  * Its first line (Markdown) or element (HTML) has a fixed shape that data text cannot produce, since
  * escaped data never starts a Markdown line nor opens an HTML tag; `reportMarkedUnverified` finds it,
  * so an audit bundle refuses such a report (pipeline/verify-bundle.ts).
+ *
+ * A PDF prints the HTML, banner included, but its text is compressed: it also carries the warning as
+ * its document's /Subject (UNVERIFIED_PDF_SUBJECT), which pdf.ts writes whenever the HTML it prints
+ * holds the banner (so no template can leave that out either) and `pdfMarkedUnverified` reads.
  */
 import { UNVERIFIED_LEAD } from '../snapshot/provenance-line.js';
+import { decodeTextString, dictionaryEntry, infoDictionary, parseCrossReference } from './pdf-syntax.js';
 import type { SnapshotProvenance } from './model.js';
 import type { TemplateFormat } from './output-context.js';
 import type { ViewText } from './view-text.js';
@@ -99,4 +104,25 @@ export function reportMarkedUnverified(text: string, format: 'md' | 'html' | 'js
   } catch {
     return false;
   }
+}
+
+/**
+ * The /Subject of a PDF printed from a report that carries the banner: the banner's lead, then what
+ * it means. Printable ASCII, so it reads as is in the file's bytes too; viewers show it among the
+ * document's properties (`pdfinfo` prints it as "Subject:").
+ */
+export const UNVERIFIED_PDF_SUBJECT =
+  `${UNVERIFIED_BANNER_LEAD} Made from a snapshot that failed verification and was loaded anyway ` +
+  '(forced): its figures are not those of the snapshot whose root hash it shows.';
+
+/**
+ * Whether a PDF (its bytes as a latin1 string) carries the mark: an information dictionary whose
+ * /Subject starts with the banner's lead. Text on its pages does not count (it is compressed, and data
+ * could print anything). Throws PdfSyntaxError when the PDF's structure cannot be read (pdf-syntax.ts
+ * reads the classic cross-reference table Chromium writes, not streams or incremental updates).
+ */
+export function pdfMarkedUnverified(pdf: string): boolean {
+  const info = infoDictionary(pdf, parseCrossReference(pdf));
+  const subject = info === null ? undefined : dictionaryEntry(info, 'Subject');
+  return subject !== undefined && decodeTextString(pdf, subject.value).startsWith(UNVERIFIED_BANNER_LEAD);
 }
