@@ -76,6 +76,17 @@ const NETWORK_CODES = new Set([
   'ENETDOWN',
 ]);
 
+/**
+ * How long a body may take in all, as a multiple of the timeout. The timeout itself bounds the wait
+ * for the answer to start and every pause while the body arrives (the client's undici Agent:
+ * headersTimeout, bodyTimeout), so a large body that keeps flowing over a slow link is not cut off
+ * and fetched again from zero every `timeoutMs`; this bound only ends one that trickles forever.
+ */
+export const BODY_TIME_LIMIT_FACTOR = 20;
+
+/** Undici's own timeouts (see BODY_TIME_LIMIT_FACTOR): no answer, or a pause in the body, too long. */
+const UNDICI_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
 export async function attemptRequest<T>(
   request: PreparedRequest,
   consume: (response: Response) => Promise<T>,
@@ -83,24 +94,63 @@ export async function attemptRequest<T>(
   env: AttemptEnvironment,
 ): Promise<AttemptOutcome<T>> {
   const { target } = request;
-  const timeout = AbortSignal.timeout(env.timeoutMs);
-  const signal = env.signal ? AbortSignal.any([env.signal, timeout]) : timeout;
+  const deadline = new AttemptDeadline(env.timeoutMs);
+  const signal = env.signal ? AbortSignal.any([env.signal, deadline.signal]) : deadline.signal;
   let response: Response;
   try {
     response = await env.fetch(request.url, { ...request.init, signal });
   } catch (error) {
-    return classifyThrown(error, 'request', undefined, request, attempt, env, timeout);
+    deadline.clear();
+    return classifyThrown(error, 'request', undefined, request, attempt, env, deadline.signal);
+  }
+  // The answer has started: from here the body may take longer, as long as it keeps coming.
+  deadline.extend(env.timeoutMs * BODY_TIME_LIMIT_FACTOR);
+  try {
+    if (response.status < 200 || response.status > 299) {
+      return await classifyStatus(response, target, attempt, env, signal);
+    }
+    try {
+      return { ok: true, value: await consume(response) };
+    } catch (error) {
+      return classifyThrown(error, 'body', response.status, request, attempt, env, deadline.signal);
+    } finally {
+      await discardBody(response);
+    }
+  } finally {
+    deadline.clear();
+  }
+}
+
+/** One attempt's time limit: an abort signal whose deadline can be moved once the answer starts. */
+class AttemptDeadline {
+  readonly #controller = new AbortController();
+  #timer: NodeJS.Timeout;
+
+  constructor(ms: number) {
+    this.#timer = this.#arm(ms);
   }
 
-  if (response.status < 200 || response.status > 299) {
-    return classifyStatus(response, target, attempt, env, signal);
+  get signal(): AbortSignal {
+    return this.#controller.signal;
   }
-  try {
-    return { ok: true, value: await consume(response) };
-  } catch (error) {
-    return classifyThrown(error, 'body', response.status, request, attempt, env, timeout);
-  } finally {
-    await discardBody(response);
+
+  extend(ms: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = this.#arm(ms);
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+
+  #arm(ms: number): NodeJS.Timeout {
+    const timer = setTimeout(
+      () => this.#controller.abort(new DOMException('The attempt took too long', 'TimeoutError')),
+      ms,
+    );
+    // A pending deadline must not keep the process alive on its own.
+    timer.unref();
+    return timer;
   }
 }
 
@@ -153,13 +203,16 @@ function classifyThrown(
   const isPatch = target.method === 'PATCH';
   const blockedPort = phase === 'request' ? blockedPortOf(error, request.url) : undefined;
   if (blockedPort !== undefined) return fatal(new BlockedPortError(target, blockedPort, attempt, error));
-  if (timeout.aborted) {
-    const reason = `no complete answer within ${env.timeoutMs} ms`;
+  if (timeout.aborted || UNDICI_TIMEOUT_CODES.has(networkCode(error) ?? '')) {
+    const reason =
+      phase === 'request'
+        ? `no answer within ${env.timeoutMs} ms`
+        : `the body paused for more than ${env.timeoutMs} ms or took more than ${env.timeoutMs * BODY_TIME_LIMIT_FACTOR} ms in all`;
     if (isPatch)
       return fatal(new OutcomeUnknownError(target, `timed out (${reason})`, status, attempt, error));
     return {
       ok: false,
-      error: new TimeoutError(target, env.timeoutMs, attempt),
+      error: new TimeoutError(target, env.timeoutMs, attempt, phase === 'body' ? reason : undefined),
       retryable: true,
       reason: 'timeout',
     };

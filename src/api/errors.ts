@@ -297,9 +297,10 @@ export class BlockedPortError extends ApiError {
 export class TimeoutError extends ApiError {
   override readonly name: string = 'TimeoutError';
   readonly timeoutMs: number;
-  constructor(target: RequestTarget, timeoutMs: number, attempts: number) {
+  /** `detail` says what took too long when it was not the wait for the answer (a body's pause). */
+  constructor(target: RequestTarget, timeoutMs: number, attempts: number, detail?: string) {
     super(
-      `${describeRequest(target)} timed out after ${timeoutMs} ms${afterAttempts(attempts)}. ` +
+      `${describeRequest(target)} timed out ${detail === undefined ? `after ${timeoutMs} ms` : `(${detail})`}${afterAttempts(attempts)}. ` +
         'The service is slow or unreachable; try again later or raise the timeout.',
       target,
       attempts,

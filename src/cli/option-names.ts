@@ -13,6 +13,7 @@ const SPECIAL: Record<string, string> = {
   token: CLI_TOKEN_SOURCE,
   projects: '--project',
   lockTimeoutMs: '--lock-timeout SECONDS',
+  timeoutMs: '--timeout SECONDS',
 };
 
 /** `concurrency` → `--concurrency`, `trialsLimit` → `--trials-limit`, `baseUrl` → `--base-url / AIRT_BASE_URL`. */

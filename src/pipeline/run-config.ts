@@ -61,6 +61,14 @@ const SnapshotOptionsSchema = z
       .max(20)
       .optional()
       .describe("Attempts per request before it counts as failed; default: the client's retry policy"),
+    timeout_seconds: z
+      .number()
+      .positive()
+      .max(3600)
+      .optional()
+      .describe(
+        'Seconds to wait for an answer to start, and the longest pause while a body arrives (a body may take 20x as long in all); default 30',
+      ),
     triage_journal: nonEmpty
       .optional()
       .describe(

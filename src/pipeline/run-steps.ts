@@ -73,6 +73,10 @@ export async function snapshotStep(state: RunState): Promise<void> {
           config.snapshot.max_attempts === undefined
             ? undefined
             : { maxAttempts: config.snapshot.max_attempts },
+        timeoutMs:
+          config.snapshot.timeout_seconds === undefined
+            ? undefined
+            : Math.ceil(config.snapshot.timeout_seconds * 1000),
       },
       {
         now: () => state.now(),

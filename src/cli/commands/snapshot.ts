@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { stat } from 'node:fs/promises';
-import { CliError, expectedExitCode, PartialResultError } from '../../errors.js';
+import { CliError, expectedExitCode, PartialResultError, UsageError } from '../../errors.js';
 import type { Manifest } from '../../snapshot/manifest.js';
 import type { SnapshotStoppedError } from '../../snapshot/take-snapshot.js';
 import { defineCommand } from '../command.js';
@@ -23,6 +23,7 @@ interface SnapshotArgs extends ConnectionArgs {
   resume?: string | undefined;
   journal?: string | undefined;
   quiet?: boolean | undefined;
+  timeout?: number | undefined;
 }
 
 export const snapshotCommand = defineCommand<SnapshotArgs>({
@@ -46,8 +47,14 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
       .option('since', { type: 'string', describe: 'Previous snapshot: copy unchanged trial lists from it' })
       .option('resume', { type: 'string', describe: 'Continue an unfinished (.partial) or partial snapshot' })
       .option('journal', { type: 'string', describe: journalOptionHelp('read') })
-      .option('quiet', { type: 'boolean', describe: 'No progress output (warnings are still shown)' }),
+      .option('quiet', { type: 'boolean', describe: 'No progress output (warnings are still shown)' })
+      .option('timeout', {
+        type: 'number',
+        describe:
+          'Seconds to wait for an answer to start, and the longest pause while a body arrives (a body may take 20x as long in all) [default: 30]',
+      }),
   async run(args, io) {
+    const timeoutMs = timeoutOption(args.timeout);
     const connection = resolveConnection(args, io);
     const [{ takeSnapshot, SnapshotStoppedError }, { createProgress }, { neutralizeControls }] =
       await Promise.all([
@@ -79,6 +86,7 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
         since: resolve(args.since),
         resume: resolve(args.resume),
         journal: journalToRead(args.journal, io),
+        timeoutMs,
       },
       { signal: io.signal, progress, onWorkingDirectory: (dir) => (workingDir = dir) },
     ).catch(async (error: unknown) => {
@@ -104,6 +112,17 @@ export const snapshotCommand = defineCommand<SnapshotArgs>({
     return 0;
   },
 });
+
+/** `--timeout SECONDS` as the client's milliseconds; undefined keeps the client's default. */
+function timeoutOption(seconds: number | undefined): number | undefined {
+  if (seconds === undefined) return undefined;
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
+    throw new UsageError(
+      `--timeout must be a number of seconds above 0 and at most 3600, got ${String(seconds)}.`,
+    );
+  }
+  return Math.ceil(seconds * 1000);
+}
 
 /** A warning about a project the user asked for names the flag they asked with. */
 function flagWording(message: string): string {

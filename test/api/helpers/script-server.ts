@@ -17,6 +17,10 @@ export interface Reply {
   reset?: boolean;
   /** Never answer (the client's timeout must end it). */
   hang?: boolean;
+  /** Send the body in `pieces` parts, `everyMs` apart (a slow link); `pieces: Infinity` never ends it. */
+  drip?: { pieces: number; everyMs: number };
+  /** Send the headers and half the body, then nothing more (the connection stays open). */
+  stall?: boolean;
 }
 
 export interface RecordedRequest {
@@ -100,7 +104,17 @@ function answer(req: http.IncomingMessage, res: http.ServerResponse, reply: Repl
     'content-length': String(bytes.length),
     ...reply.headers,
   };
+  // A body that never ends has no length to announce (chunked).
+  if (reply.drip && !Number.isFinite(reply.drip.pieces)) delete headers['content-length'];
   res.writeHead(reply.status ?? 200, headers);
+  if (reply.stall) {
+    res.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
+    return;
+  }
+  if (reply.drip) {
+    drip(res, bytes, reply.drip.pieces, reply.drip.everyMs);
+    return;
+  }
   if (reply.cut) {
     res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => {
       setImmediate(() => req.socket.destroy());
@@ -108,6 +122,32 @@ function answer(req: http.IncomingMessage, res: http.ServerResponse, reply: Repl
     return;
   }
   res.end(bytes);
+}
+
+/**
+ * Writes `bytes` in `pieces` parts `everyMs` apart, ending the response with the last; with
+ * `pieces: Infinity` it writes one space at a time (whitespace JSON allows) until the socket closes.
+ */
+function drip(res: http.ServerResponse, bytes: Buffer, pieces: number, everyMs: number): void {
+  const size = Number.isFinite(pieces) ? Math.ceil(bytes.length / pieces) : 1;
+  let offset = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed) {
+      clearInterval(timer);
+      return;
+    }
+    if (!Number.isFinite(pieces)) {
+      res.write(' ');
+      return;
+    }
+    const piece = bytes.subarray(offset, offset + size);
+    offset += size;
+    if (offset >= bytes.length) {
+      clearInterval(timer);
+      res.end(piece);
+    } else res.write(piece);
+  }, everyMs);
+  res.on('close', () => clearInterval(timer));
 }
 
 /** A script that answers the n-th request with the n-th reply, and every later one with the last. */
