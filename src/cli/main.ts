@@ -6,6 +6,7 @@ import yargs from 'yargs';
 import { EXIT, expectedExitCode, InterruptedError, STOP_SIGNALS, UsageError } from '../errors.js';
 import { commands } from './commands/index.js';
 import { cliMessage } from './option-names.js';
+import { misusedBooleansMiddleware } from './boolean-flags.js';
 import { processIO, type CliIO } from './io.js';
 import { nearestKey } from '../nearest-name.js';
 import { VERSION } from '../version.js';
@@ -14,7 +15,7 @@ export async function main(argv: readonly string[], io?: CliIO): Promise<number>
   const controller = new AbortController();
   const effects = io ?? processIO(controller.signal);
   const stopListening = io ? undefined : abortOnStopSignals(controller);
-  const debug = argv.includes('--debug') || effects.env.AIRT_DEBUG === '1';
+  const debug = argv.includes('--debug') || argv.includes('--debug=true') || effects.env.AIRT_DEBUG === '1';
   let exitCode: number = EXIT.ok;
   try {
     let parser = yargs([...argv])
@@ -25,6 +26,9 @@ export async function main(argv: readonly string[], io?: CliIO): Promise<number>
       .strictCommands()
       .demandCommand(1, 'Name a command.')
       .recommendCommands()
+      // Before validation, so `--no-dry-run=yes` is refused as a misused yes/no option, not as an
+      // unknown argument; and before any handler, so a misread `--dry-run=yes` never runs the command.
+      .middleware(misusedBooleansMiddleware(argv), true)
       .wrap(Math.min(110, process.stdout.columns || 110))
       // yargs prints help and swallows the error when a handler rejects; rethrow so the boundary below
       // reports it instead (STYLE.md, "One error boundary").
