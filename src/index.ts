@@ -192,5 +192,6 @@ export type { ApplyPlan } from './triage/apply-plan.js';
 export { openJournal, readJournal, JOURNAL_FORMAT, DEFAULT_JOURNAL_PATH } from './triage/journal.js';
 export type { JournalEntry, JournalOutcome, JournalWriter } from './triage/journal.js';
 export { validateAutoRefill } from './triage/auto-refill-request.js';
-export { configureAutoRefill } from './triage/auto-refill.js';
-export type { AutoRefillResult } from './triage/auto-refill.js';
+export type { AutoRefillField } from './triage/auto-refill-request.js';
+export { configureAutoRefill, AutoRefillOutcomeUnknownError } from './triage/auto-refill.js';
+export type { AutoRefillResult, AutoRefillMismatch } from './triage/auto-refill.js';

@@ -9,7 +9,8 @@ const NONE = '—';
 
 export function formatAutoRefillTable(result: AutoRefillResult): string {
   const { config } = result;
-  if (!config) return `Settings applied. The response as received:\n${terminalSafeJson(result.raw)}\n`;
+  if (!config)
+    return `The service's answer as received (it does not match the API schema):\n${terminalSafeJson(result.raw)}\n`;
   const text = (value: number | string | null | undefined): string =>
     value === null || value === undefined ? NONE : String(value);
   return renderKeyValues([
@@ -28,6 +29,7 @@ export function formatAutoRefillJson(result: AutoRefillResult): string {
   return `${terminalSafeJson({
     request: result.request,
     response: result.config ?? result.raw ?? null,
+    mismatches: result.mismatches,
     warnings: result.warnings,
     unknown_keys: result.unknownKeys,
   })}\n`;

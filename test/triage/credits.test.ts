@@ -104,15 +104,15 @@ describe('credits auto-refill', () => {
     );
   });
 
-  it('warns on stderr when the organization has no payment method', async () => {
+  it('warns on stderr when the organization has no payment method; enabled but held off exits 3', async () => {
     const result = await run(noPayment, dir, argv(MIDDLE));
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(3);
     expect(result.out).toMatch(/Has payment method\s+no/u);
     expect(result.err).toContain(
       'Warning: The organization has no payment method (has_payment_method: false)',
     );
     expect(result.err).toContain(
-      'Warning: Auto-refill is disabled (disabled_reason: no_payment_method) although it was requested enabled.',
+      'Warning: enabled: asked true, but the service holds false (disabled_reason: no_payment_method): auto-refill will not buy credits.',
     );
   });
 
