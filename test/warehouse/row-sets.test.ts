@@ -26,6 +26,7 @@ import {
   tableCounts,
   tempDir,
 } from './helpers.js';
+import { readEach } from '../helpers/warehouse-reads.js';
 import { toVersion10Statements } from './schema-downgrade.js';
 
 let work: Awaited<ReturnType<typeof tempDir>>;
@@ -61,12 +62,17 @@ async function nextNight(
 
 /** Runs statements on the database directly (a version 10 database is not readable by the query layer). */
 async function execute(db: string, statements: readonly string[]): Promise<Record<string, unknown>[]> {
+  return (await executeEach(db, statements)).at(-1) ?? [];
+}
+
+/** execute's rows of every statement, in order (one open of the database for all of them). */
+async function executeEach(db: string, statements: readonly string[]): Promise<Record<string, unknown>[][]> {
   const instance = await DuckDBInstance.create(db);
   const conn = await instance.connect();
   try {
-    let last: Record<string, unknown>[] = [];
-    for (const sql of statements) last = (await conn.runAndReadAll(sql)).getRowObjectsJson();
-    return last;
+    const each: Record<string, unknown>[][] = [];
+    for (const sql of statements) each.push((await conn.runAndReadAll(sql)).getRowObjectsJson());
+    return each;
   } finally {
     conn.closeSync();
     instance.closeSync();
@@ -87,13 +93,40 @@ async function counts(db: string): Promise<Record<string, { stored: number; seen
 
 /** A table's rows of one snapshot without the snapshot_id, in a stable order (JSON lines). */
 async function rowsOf(db: string, table: string, snapshotId: string): Promise<string[]> {
-  const found = await rows(
-    db,
-    `SELECT * EXCLUDE (snapshot_id) FROM ${table} WHERE snapshot_id = '${snapshotId}'`,
+  return readRows(await rowsOfEach(db, [table], snapshotId), table);
+}
+
+/** The rows rowsOfEach read under `key` (a key it did not read is an error, never an empty list). */
+function readRows(each: ReadonlyMap<string, string[]>, key: string): string[] {
+  const found = each.get(key);
+  if (!found) throw new Error(`${key} was not read`);
+  return found;
+}
+
+/**
+ * rowsOf of each table (and snapshot id, when `snapshotIds` names several) read on one connection:
+ * table → rows, or `${table} ${snapshotId}` → rows for several ids.
+ */
+async function rowsOfEach(
+  db: string,
+  tables: readonly string[],
+  ...snapshotIds: string[]
+): Promise<Map<string, string[]>> {
+  const keys = snapshotIds.flatMap((id) =>
+    tables.map((table) => ({ table, id, key: snapshotIds.length === 1 ? table : `${table} ${id}` })),
   );
-  return found
-    .map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)))
-    .sort();
+  const found = await readEach(
+    db,
+    keys.map(({ table, id }) => `SELECT * EXCLUDE (snapshot_id) FROM ${table} WHERE snapshot_id = '${id}'`),
+  );
+  return new Map(
+    keys.map(({ key }, i) => [
+      key,
+      (found[i] ?? [])
+        .map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)))
+        .sort(),
+    ]),
+  );
 }
 
 describe('shared row sets', () => {
@@ -105,11 +138,17 @@ describe('shared row sets', () => {
     const after = await counts(db);
     const written = Object.entries(before).filter(([, c]) => c.seen > 0);
     expect(written.length).toBeGreaterThan(15);
+    const both = await rowsOfEach(
+      db,
+      written.map(([table]) => table),
+      '20260316T060000Z-day2',
+      '20260315T060000Z-second',
+    );
     for (const [table, { stored, seen }] of written) {
       // Every row the first night stored is the second night's too: stored once, seen twice.
       expect(after[table], table).toEqual({ stored, seen: seen * 2 });
-      expect(await rowsOf(db, table, '20260316T060000Z-day2'), table).toEqual(
-        await rowsOf(db, table, '20260315T060000Z-second'),
+      expect(readRows(both, `${table} 20260316T060000Z-day2`), table).toEqual(
+        readRows(both, `${table} 20260315T060000Z-second`),
       );
     }
     // One mapping per table, project and assessment or job: the distinct values of those of the
@@ -152,10 +191,11 @@ describe('shared row sets', () => {
     const [read] = (await loadSnapshots(alone, [day2])).snapshots;
     expect(loaded?.rows).toEqual(read?.rows);
     expect(loaded?.warnings).toBe(read?.warnings);
-    for (const table of [...SHARED_TABLES.map((t) => t.name), 'trials', 'message_parts', 'trial_tool_calls'])
-      expect(await rowsOf(db, table, '20260316T060000Z-twin'), table).toEqual(
-        await rowsOf(alone, table, '20260316T060000Z-twin'),
-      );
+    const tables = [...SHARED_TABLES.map((t) => t.name), 'trials', 'message_parts', 'trial_tool_calls'];
+    const [inDb, inAlone] = await Promise.all(
+      [db, alone].map((d) => rowsOfEach(d, tables, '20260316T060000Z-twin')),
+    );
+    for (const table of tables) expect(readRows(inDb!, table), table).toEqual(readRows(inAlone!, table));
     // A third night with a changed file is read again.
     const day3 = await nextNight(FIXTURES.second, '20260317T060000Z-changed', async (dir) => {
       const file = path.join(dir, 'findings/f0000000-0000-4000-8000-000000001001.json');
@@ -229,17 +269,25 @@ describe('shared row sets', () => {
     const db = path.join(work.dir, 'v10.duckdb');
     await loadSnapshots(db, [FIXTURES.first, FIXTURES.second, FIXTURES.partial]);
     await execute(db, toVersion10Statements());
-    const plain = async (table: string) =>
-      (await execute(db, [`SELECT * FROM ${table}`])).map((r) => JSON.stringify(r)).sort();
-    const before = new Map<string, string[]>();
-    for (const table of SHARED_TABLES) before.set(table.name, await plain(table.name));
+    // Every shared table's rows as JSON lines, in a stable order (read on one connection).
+    const plain = async (): Promise<Map<string, string[]>> => {
+      const each = await executeEach(
+        db,
+        SHARED_TABLES.map((t) => `SELECT * FROM ${t.name}`),
+      );
+      return new Map(
+        SHARED_TABLES.map((t, i) => [t.name, (each[i] ?? []).map((r) => JSON.stringify(r)).sort()]),
+      );
+    };
+    const before = await plain();
     const kind = `SELECT table_type FROM information_schema.tables WHERE table_name = 'findings'`;
     expect(await execute(db, [kind])).toEqual([{ table_type: 'BASE TABLE' }]);
     // Loading a snapshot upgrades the database (version 11) before it loads.
     const day2 = await nextNight(FIXTURES.second, '20260316T060000Z-after-upgrade');
     await loadSnapshots(db, [day2]);
+    const after = await plain();
     for (const table of SHARED_TABLES) {
-      const found = (await plain(table.name)).filter((r) => !r.includes('20260316T060000Z-after-upgrade'));
+      const found = after.get(table.name)?.filter((r) => !r.includes('20260316T060000Z-after-upgrade'));
       expect(found, table.name).toEqual(before.get(table.name));
     }
     expect(await execute(db, [kind])).toEqual([{ table_type: 'VIEW' }]);
@@ -276,8 +324,8 @@ async function loadReporting(db: string, dir: string, type: LoadProgress['type']
  */
 async function expectAsFullRead(db: string, dir: string, id: string, name: string): Promise<unknown> {
   const alone = await fullRead(dir, name);
-  for (const table of EVERY_TABLE())
-    expect(await rowsOf(db, table, id), table).toEqual(await rowsOf(alone.db, table, id));
+  const [inDb, inAlone] = await Promise.all([db, alone.db].map((d) => rowsOfEach(d, EVERY_TABLE(), id)));
+  for (const table of EVERY_TABLE()) expect(readRows(inDb!, table), table).toEqual(readRows(inAlone!, table));
   return alone.result;
 }
 
