@@ -136,8 +136,10 @@ export interface ApiClient {
    * Low level: one logical request with auth, concurrency limit, retries and error mapping. A non-2xx
    * throws a typed error. `consume` reads the 2xx body (e.g. streams it to a temp file while hashing)
    * and runs inside the retry loop, so a GET/PUT body cut off mid-stream is retried like a failed
-   * request (consume must be restartable). Returns consume's result. Errors thrown by consume that are
-   * not network or abort errors propagate unchanged and are not retried.
+   * request (consume must be restartable). Returns consume's result. A consume that finds the 2xx body
+   * is not valid JSON throws an UnusableBodyError: the request fails with a MalformedBodyError, and a
+   * GET/PUT is retried like a 502 first. Other errors thrown by consume that are not network or abort
+   * errors propagate unchanged and are not retried.
    */
   send<T>(request: RawRequest, consume: (response: Response) => Promise<T>): Promise<T>;
   /** The service's api_version once a getConfig succeeded. */

@@ -6,7 +6,8 @@
  *                   └─ retry loop (retry.ts) ── bounded by attempts and elapsed time
  *                        └─ concurrency limit (p-limit, shared by every request of this client)
  *                             └─ one attempt (attempt.ts): fetch + consume, under a per-attempt timeout
- *                                  └─ non-2xx → typed error (errors.ts), retryable or not by method
+ *                                  ├─ non-2xx → typed error (errors.ts), retryable or not by method
+ *                                  └─ 2xx body consume finds not JSON → MalformedBodyError, retried like a 502
  *               ◀─ body text ─ JSON.parse + parseTolerant → { value, unknownKeys } | ResponseSchemaError
  * ```
  *
@@ -20,12 +21,18 @@ import { VERSION } from '../version.js';
 import { attemptRequest, type PreparedRequest } from './attempt.js';
 import type { ApiClient, ApiClientOptions, Parsed, RawRequest } from './client-types.js';
 import { redactSecret, textSnippet } from './error-body.js';
-import { ResponseSchemaError, type RequestTarget } from './errors.js';
+import {
+  MalformedBodyError,
+  ResponseSchemaError,
+  UnusableBodyError,
+  type MalformedBodyFields,
+  type RequestTarget,
+} from './errors.js';
 import { checkToken, normalizeBaseUrl } from './connection-settings.js';
 import { collectAllEvaluations } from './paginate-evaluations.js';
 import { parseTolerant } from './parse.js';
 import { apiPaths, pathWithQuery } from './paths.js';
-import { abortableSleep, resolveRetryPolicy, runWithRetry } from './retry.js';
+import { abortableSleep, resolveRetryPolicy, runWithRetry, type AttemptOutcome } from './retry.js';
 import {
   AutoRefillConfigResponseSchema,
   ConfigResponseSchema,
@@ -110,10 +117,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const prepared = prepare(request);
     let attempts = 0;
     const value = await runWithRetry(
-      (attempt) => {
+      async (attempt) => {
         attempts = attempt;
-        return limit(() =>
-          attemptRequest(prepared, consume, attempt, {
+        const outcome = await limit(() =>
+          attemptRequest(prepared, malformedAs(prepared.target, attempt, consume), attempt, {
             fetch: fetchImpl,
             timeoutMs,
             signal: options.signal,
@@ -123,6 +130,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             tokenSource,
           }),
         );
+        return repeatMalformed(outcome, prepared.target);
       },
       {
         method: prepared.target.method,
@@ -136,6 +144,32 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       },
     );
     return { value, attempts, target: prepared.target };
+  }
+
+  /**
+   * `consume` with an UnusableBodyError it throws turned into a MalformedBodyError naming the request,
+   * its attempt, and what the body was (status, content-type, size, its start with the token removed).
+   */
+  function malformedAs<T>(
+    target: RequestTarget,
+    attempt: number,
+    consume: (response: Response) => Promise<T>,
+  ): (response: Response) => Promise<T> {
+    return async (response) => {
+      try {
+        return await consume(response);
+      } catch (error) {
+        if (!(error instanceof UnusableBodyError)) throw error;
+        const fields: MalformedBodyFields = {
+          status: response.status,
+          contentType: response.headers.get('content-type') ?? undefined,
+          bytes: error.bytes,
+          reason: redact(error.reason),
+          snippet: error.start === undefined ? undefined : textSnippet(redact(error.start)),
+        };
+        throw new MalformedBodyError(target, fields, attempt);
+      }
+    };
   }
 
   async function requestJson<S extends z.ZodType>(
@@ -222,6 +256,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
   };
   return client;
+}
+
+/**
+ * A 2xx body that is not valid JSON did not arrive as the service sent it (cut short, or replaced by
+ * a proxy's page): a GET or PUT is repeated as after a 502 (attempt.ts's rule for idempotent
+ * methods). A PATCH is not: its change was applied, only the answer is unusable.
+ */
+function repeatMalformed<T>(outcome: AttemptOutcome<T>, target: RequestTarget): AttemptOutcome<T> {
+  if (outcome.ok || !(outcome.error instanceof MalformedBodyError) || target.method === 'PATCH') {
+    return outcome;
+  }
+  return { ...outcome, retryable: true, reason: `${outcome.error.status} body not valid JSON` };
 }
 
 async function readBody(response: Response): Promise<ReceivedBody> {

@@ -20,6 +20,7 @@
  * ├─ BlockedPortError          fetch refuses the port (e.g. 6000): nothing sent, usage error (exit 2)
  * ├─ TimeoutError              no complete answer within the per-attempt timeout
  * ├─ OutcomeUnknownError       a PATCH whose effect cannot be known (502/504/timeout/reset)
+ * ├─ MalformedBodyError        a 2xx body streamed to a caller (`send`) that is not valid JSON
  * └─ ResponseSchemaError       a 2xx whose body is not JSON or does not match the API schema
  * ```
  */
@@ -338,6 +339,64 @@ export class OutcomeUnknownError extends ApiError {
 }
 
 /**
+ * Thrown by a consumer of `ApiClient.send` that finds a 2xx body is not valid JSON (cut short, or an
+ * HTML page a proxy put in its place). The client turns it into a MalformedBodyError naming the
+ * request, and repeats a GET or PUT as it repeats a 502 (client.ts): such a body says nothing about
+ * the data, only that the answer did not arrive whole.
+ */
+export class UnusableBodyError extends Error {
+  override readonly name: string = 'UnusableBodyError';
+  constructor(
+    /** Why the body is not JSON (JSON.parse's message). */
+    readonly reason: string,
+    /** The body's size in bytes. */
+    readonly bytes: number,
+    /** The start of the body as text, when at hand, for the message. */
+    readonly start?: string,
+  ) {
+    super(`the body is not valid JSON: ${reason}`);
+  }
+}
+
+/** What a MalformedBodyError reports about the body. */
+export interface MalformedBodyFields {
+  status: number;
+  contentType: string | undefined;
+  bytes: number;
+  /** Why the body is not JSON (JSON.parse's message, token removed). */
+  reason: string;
+  /** A readable excerpt of the body's start (token removed), when at hand. */
+  snippet?: string | undefined;
+}
+
+/**
+ * A 2xx answer whose body is not valid JSON, found while it was streamed to the caller of `send` (the
+ * snapshot): a body cut short, or an HTML page put in its place. A GET or PUT was repeated like a
+ * 502 before this was raised; for a PATCH the change was applied and only the answer is unusable.
+ */
+export class MalformedBodyError extends ApiError {
+  override readonly name: string = 'MalformedBodyError';
+  readonly status: number;
+  readonly contentType: string | undefined;
+  readonly reason: string;
+  constructor(target: RequestTarget, fields: MalformedBodyFields, attempts: number) {
+    const applied = target.method === 'PATCH' ? ', so the change was applied,' : '';
+    const type = fields.contentType ? `content-type ${clip(fields.contentType, 100)}` : 'no content-type';
+    const snippet = fields.snippet ? `: "${clip(fields.snippet, 200)}"` : '';
+    super(
+      `${describeRequest(target)} answered ${fields.status}${applied} but its body is not valid JSON` +
+        `${afterAttempts(attempts)}: ${clip(fields.reason, 300)} (${type}, ${fields.bytes} bytes${snippet}). ` +
+        'The answer was cut short or replaced on its way (e.g. by a proxy); try again later.',
+      target,
+      attempts,
+    );
+    this.status = fields.status;
+    this.contentType = fields.contentType;
+    this.reason = fields.reason;
+  }
+}
+
+/**
  * The request succeeded (2xx) but the body is not JSON or does not match the API schema. For PATCH and
  * PUT this means the change WAS applied: only the answer could not be read as expected.
  */
@@ -415,6 +474,8 @@ export const isTimeoutError = (e: unknown): e is TimeoutError => e instanceof Ti
 /** Whether `e` is a PATCH whose effect cannot be known. */
 export const isOutcomeUnknownError = (e: unknown): e is OutcomeUnknownError =>
   e instanceof OutcomeUnknownError;
+/** Whether `e` is a 2xx body streamed to a caller of `send` that is not valid JSON. */
+export const isMalformedBodyError = (e: unknown): e is MalformedBodyError => e instanceof MalformedBodyError;
 /** Whether `e` is a 2xx whose body did not match the API schema. */
 export const isResponseSchemaError = (e: unknown): e is ResponseSchemaError =>
   e instanceof ResponseSchemaError;

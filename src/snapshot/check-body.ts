@@ -3,8 +3,11 @@
  *
  * - **facts** (`read*Facts`): the few values the fetch plan needs next — page totals and project ids,
  *   a summary's assessments, the service versions. A quick JSON.parse, read defensively from whatever
- *   arrived, so the next requests start at once.
- * - **validation** (`checkBody`): tolerant validation against the API schemas. Nothing is rejected:
+ *   arrived, so the next requests start at once. A fetched body they read was found valid JSON while
+ *   it was received (`answerProblem`): one that is not never gets this far, so an empty fact means an
+ *   empty list, not a body cut short.
+ * - **validation** (`checkBody`): tolerant validation against the API schemas. Nothing is rejected
+ *   but a body that is not JSON at all (INVALID_JSON: the store turns it into a failed request);
  *   problems and unknown keys become manifest entries. It runs in the background, one file at a time,
  *   and yields to the event loop between array elements so a large body never stalls the requests in
  *   flight; a body that fits is recognized by a quick check derived from the schemas and only a body
@@ -92,11 +95,19 @@ class IssueCollector {
   }
 }
 
+/** The issue code of a body that is not valid JSON: no answer at all, so its request failed. */
+export const INVALID_JSON = 'invalid_json';
+
 function invalidJson(message: string): SchemaIssue {
-  return { path: '$', message: `not valid JSON: ${message}`, code: 'invalid_json' };
+  return { path: '$', message: `not valid JSON: ${message}`, code: INVALID_JSON };
 }
 
-type ParsedBody = { ok: true; data: unknown } | { ok: false; issue: SchemaIssue };
+/** True when validation found the body is not valid JSON (see INVALID_JSON). */
+export function isInvalidJson(issues: readonly SchemaIssue[]): boolean {
+  return issues.some((issue) => issue.code === INVALID_JSON);
+}
+
+type ParsedBody = { ok: true; data: unknown } | { ok: false; reason: string; issue: SchemaIssue };
 
 /**
  * Bodies in memory parsed so far, by their bytes: a summary's facts and its validation read the same
@@ -106,25 +117,41 @@ type ParsedBody = { ok: true; data: unknown } | { ok: false; issue: SchemaIssue 
 const parsedBodies = new WeakMap<Uint8Array, ParsedBody>();
 
 async function readJson(file: string, content?: Uint8Array): Promise<ParsedBody> {
-  if (content) {
-    let parsed = parsedBodies.get(content);
-    if (!parsed) {
-      parsed = parseJson(
-        Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('utf8'),
-      );
-      parsedBodies.set(content, parsed);
-    }
-    return parsed;
+  return content ? parseHeld(content) : parseJson(await readFile(file, 'utf8'));
+}
+
+function parseHeld(content: Uint8Array): ParsedBody {
+  let parsed = parsedBodies.get(content);
+  if (!parsed) {
+    parsed = parseJson(Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('utf8'));
+    parsedBodies.set(content, parsed);
   }
-  return parseJson(await readFile(file, 'utf8'));
+  return parsed;
 }
 
 function parseJson(text: string): ParsedBody {
   try {
     return { ok: true, data: JSON.parse(text) as unknown };
   } catch (error) {
-    return { ok: false, issue: invalidJson((error as Error).message) };
+    const reason = (error as Error).message;
+    return { ok: false, reason, issue: invalidJson(reason) };
   }
+}
+
+/**
+ * Why a body held in memory is not valid JSON (JSON.parse's message), or undefined when it is. The
+ * parse is kept with the bytes (parsedBodies), so the facts and the validation that read the same
+ * body next do not parse it again.
+ */
+export function jsonProblemOf(content: Uint8Array): string | undefined {
+  const parsed = parseHeld(content);
+  return parsed.ok ? undefined : parsed.reason;
+}
+
+/** Like jsonProblemOf, for a body in a file (read whole: only for bodies whose facts are read whole too). */
+export async function jsonProblemIn(file: string): Promise<string | undefined> {
+  const parsed = parseJson(await readFile(file, 'utf8'));
+  return parsed.ok ? undefined : parsed.reason;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -138,6 +165,22 @@ function stringOrNull(value: unknown): string | null {
 async function readObject(file: string, content?: Uint8Array): Promise<Record<string, unknown>> {
   const body = await readJson(file, content);
   return body.ok && isRecord(body.data) ? body.data : {};
+}
+
+/**
+ * Why a fetched body is no answer at all, decided while its request is still open (fetch-to-file's
+ * `bodyProblem`: the client then repeats the request), or undefined. A body held in memory must be
+ * valid JSON; so must a spilled one of any kind but a trial list (a summary of many MB: its facts are
+ * read whole anyway). A spilled trial list is left to its validation, which streams it from its file
+ * so memory stays flat however long the list: a syntax error found there fails the request afterwards
+ * (see FileStore), and the snapshot ends partial.
+ */
+export async function answerProblem(
+  kind: FileKind,
+  body: { content: Uint8Array } | { spilledTo: string },
+): Promise<string | undefined> {
+  if ('content' in body) return jsonProblemOf(body.content);
+  return kind === 'trials' ? undefined : jsonProblemIn(body.spilledTo);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,10 +6,12 @@
  * next). A body larger than SPILL_BYTES goes chunk by chunk into a hidden temp file instead, so
  * memory stays bounded whatever the size. Either way the file is renamed into place only when whole
  * (fsynced with the others at publishing), and a body cut off mid-stream leaves no file: the client
- * retries the request, and each attempt starts afresh.
+ * retries the request, and each attempt starts afresh. So does a body that arrived whole but is no
+ * answer (`bodyProblem`: not valid JSON), checked before anything is put under the final name.
  */
 import { createHash } from 'node:crypto';
 import type { ApiClient, RawRequest } from '../api/client-types.js';
+import { UnusableBodyError } from '../api/errors.js';
 import { openAtomic, type AtomicFile } from './write-atomic.js';
 
 /**
@@ -52,17 +54,25 @@ export interface FetchToFileOptions {
    * written: what it says can start the next requests while the file is still being stored.
    */
   onReceived?: (content: Uint8Array) => void;
+  /**
+   * Decides, inside the request, whether the whole body is an answer at all: it returns why not (a
+   * body that is not valid JSON: cut short, a proxy's HTML page), and the attempt fails before
+   * anything is stored, so the client repeats it like a 502. Gets the body when it is held in memory,
+   * else the temp file it was spilled to. Default: every body is accepted.
+   */
+  bodyProblem?: (body: { content: Uint8Array } | { spilledTo: string }) => Promise<string | undefined>;
 }
 
 /** What fetchToFile stored; `content` is the body itself when it was held in memory (not spilled). */
 export type FetchedBody = StoredBody & { content?: Uint8Array };
 
-/** A complete body: in memory (`held`) or in a temp file not yet renamed (`spilled`). */
-interface Received {
-  digest: StoredBody;
-  held: Uint8Array[];
-  spilled: AtomicFile | undefined;
-}
+/** A complete body: in memory (`whole`) or in a temp file not yet renamed (`spilled`). */
+type Received = { digest: StoredBody } & (
+  { whole: Uint8Array; spilled?: undefined } | { whole?: undefined; spilled: AtomicFile }
+);
+
+/** Text of a body's start, for the message about a body that is not JSON. */
+const START_BYTES = 2048;
 
 /**
  * Sends `request` through the client (auth, retries, concurrency limit, error mapping) and stores a
@@ -82,7 +92,7 @@ export async function fetchToFile(
     const held: Uint8Array[] = [];
     let spilled: AtomicFile | undefined;
     try {
-      // A bodiless answer (a 204, say) is stored as an empty file.
+      // A bodiless answer (a 204, say) is an empty body: stored as an empty file, unless bodyProblem refuses it.
       const chunks = (response.body ?? []) as Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
       for await (const chunk of chunks) {
         hash.update(chunk);
@@ -98,15 +108,23 @@ export async function fetchToFile(
           }
         }
       }
-      return { digest: { sha256: hash.digest('hex'), bytes, status: response.status }, held, spilled };
+      const digest: StoredBody = { sha256: hash.digest('hex'), bytes, status: response.status };
+      const whole = spilled ? undefined : held.length === 1 ? held[0]! : Buffer.concat(held);
+      const problem = await options.bodyProblem?.(
+        whole ? { content: whole } : { spilledTo: spilled!.tempPath },
+      );
+      if (problem !== undefined) {
+        const start = whole ? new TextDecoder().decode(whole.subarray(0, START_BYTES)) : undefined;
+        throw new UnusableBodyError(problem, bytes, start);
+      }
+      return whole ? { digest, whole } : { digest, spilled: spilled! };
     } catch (error) {
       await spilled?.discard();
       throw error;
     }
   });
-  const { digest, held } = received;
+  const { digest, whole } = received;
   let file = received.spilled;
-  const whole = file ? undefined : held.length === 1 ? held[0]! : Buffer.concat(held);
   if (whole) options.onReceived?.(whole);
   try {
     await options.directory;

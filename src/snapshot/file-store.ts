@@ -4,23 +4,19 @@
  * impossible, a copy) from `--since` (vouched by PREV's manifest), or a fetch (linked to PREV's file
  * when the bytes are identical) — reads the facts the plan needs next, and queues the
  * file's validation, which runs in the background and completes its manifest entry.
- * A request that fails for good becomes a `failed_requests` entry; errors that make going on
- * pointless (401, 426, an abort) stop the whole run.
+ * A request that fails for good becomes a `failed_requests` entry; so does one whose stored body its
+ * validation finds is not valid JSON (a trial list too long to check while it arrived): its file is
+ * removed, so `--resume` fetches it again. Errors that make going on pointless (401, 426, an abort)
+ * stop the whole run.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { ApiClient } from '../api/client-types.js';
-import { describedOptionName } from '../errors.js';
-import {
-  ApiError,
-  HttpError,
-  isAuthenticationError,
-  isNotFoundError,
-  isUpgradeRequiredError,
-} from '../api/errors.js';
-import { checkBody } from './check-body.js';
+import { ApiError, isAuthenticationError, isNotFoundError, isUpgradeRequiredError } from '../api/errors.js';
+import { answerProblem, checkBody, isInvalidJson, type BodyCheck } from './check-body.js';
 import { CheckPool } from './check-pool.js';
+import { failedRequest, failedTarget, unusableFile, type FailedItem } from './failed-request.js';
 import { Flusher } from './flusher.js';
 import type { FetchTarget } from './fetch-plan.js';
 import { fetchToFile } from './fetch-to-file.js';
@@ -211,11 +207,11 @@ export class FileStore {
       }
       if (!(error instanceof ApiError)) throw error;
       if (options.notFoundIsResult && isNotFoundError(error)) {
-        if (options.notFoundIsFailure) this.recordFailure(target, error);
+        if (options.notFoundIsFailure) this.recordFailure(failedTarget(target), error);
         else progress.done(0);
         return 'not_found';
       }
-      this.recordFailure(target, error);
+      this.recordFailure(failedTarget(target), error);
       return 'failed';
     }
     this.record(taken.file, taken.validation, taken.content);
@@ -270,6 +266,10 @@ export class FileStore {
     const check = content
       ? await checkBody(stored.kind, file, stored.bytes, content)
       : await this.pool.run({ kind: stored.kind, file, bytes: stored.bytes, content: undefined });
+    if (stored.request !== null && isInvalidJson(check.issues)) {
+      await this.unusable({ ...stored, request: stored.request }, file, check);
+      return;
+    }
     this.entries.set(stored.path, {
       ...stored,
       records: check.records,
@@ -277,6 +277,23 @@ export class FileStore {
       issues_total: check.issuesTotal,
       unknown_keys: check.unknownKeys,
     });
+  }
+
+  /**
+   * A stored body its validation found is not JSON at all: no answer, so its request failed. The file
+   * goes (a journal line naming it no longer matches anything, so `--resume` fetches it again) and the
+   * request is recorded as failed; the snapshot ends partial.
+   */
+  private async unusable(
+    stored: JournalFile & { request: NonNullable<JournalFile['request']> },
+    file: string,
+    check: BodyCheck,
+  ): Promise<void> {
+    this.stored.delete(stored.path);
+    await rm(file, { force: true });
+    const { item, error } = unusableFile(stored, check);
+    // The request is already counted as done in the progress (its body arrived).
+    this.recordFailure(item, error, true);
   }
 
   /** Waits for every queued validation and journal line; rethrows what stopped the run, if anything did. */
@@ -366,6 +383,10 @@ export class FileStore {
       // The flusher fsyncs the new file through the descriptor that wrote it (see flusher.ts).
       takeDescriptor: (fd) => this.flusher.flushOpen(target.file, file, fd),
       ...(onReceived ? { onReceived } : {}),
+      // A body that is not JSON fails the attempt before it is stored or its facts are read: the
+      // client repeats it, and if it never comes whole the request fails (its summary's trial lists
+      // are then not silently left out: the snapshot is partial, and --resume asks again).
+      bodyProblem: (body) => answerProblem(target.kind, body),
       beforeCommit: async (digest) => {
         const linked = await linkIdenticalPrevious(previous, target.file, digest, file, link);
         if (linked) Object.assign(same, { linked: true, validation: linked.validation });
@@ -388,20 +409,10 @@ export class FileStore {
     };
   }
 
-  private recordFailure(target: FetchTarget, error: ApiError): void {
-    this.options.progress.failed();
-    const failure: FailedRequest = {
-      method: target.request.method,
-      path: target.requestPath,
-      kind: target.kind,
-      file: target.file,
-      status: error instanceof HttpError ? error.status : null,
-      // Persisted: worded for whoever reads the manifest later, not as the library spells its options.
-      error: error.describeWith(describedOptionName),
-      attempts: error.attempts,
-    };
-    if (target.identity.project !== undefined) failure.project = target.identity.project;
-    if (target.identity.assessment_id !== undefined) failure.assessment_id = target.identity.assessment_id;
+  /** `counted`: the request is already counted as done in the progress. */
+  private recordFailure(item: FailedItem, error: ApiError, counted = false): void {
+    if (!counted) this.options.progress.failed();
+    const failure = failedRequest(item, error);
     this.failures.push(failure);
     this.failureErrors.set(failure, error);
   }

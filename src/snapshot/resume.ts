@@ -14,7 +14,10 @@
  */
 import { rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { neutralizeControls } from '../api/error-body.js';
+import { normalizeBaseUrl } from '../api/connection-settings.js';
 import { InvalidOptionError } from '../errors.js';
+import { isInvalidJson } from './check-body.js';
 import {
   JOURNAL_FILE,
   JournalMissingError,
@@ -63,6 +66,53 @@ async function verifiedManifest(partialDir: string): Promise<Manifest | undefine
   return matches ? result.manifest : undefined;
 }
 
+/** The run a caller asks to continue, as its options name it. */
+export interface ResumeWanted {
+  /** The directory passed as `resume`, for messages. */
+  dir: string;
+  org: string;
+  workspace: string;
+  baseUrl: string;
+}
+
+/** A base URL as requests are built from it, or the recorded text as it is when it is not one. */
+function comparableBaseUrl(baseUrl: string): string {
+  try {
+    return normalizeBaseUrl(baseUrl);
+  } catch {
+    return baseUrl;
+  }
+}
+
+/**
+ * Refuses to continue a recorded run that is not the one asked for: another org or workspace, or
+ * another service. Base URLs are compared as requests are built from them (`https://host/` and
+ * `https://host` are one service): a snapshot started against one service and finished against
+ * another would mix both and name only the second. Throws an InvalidOptionError (option `resume`).
+ */
+export function checkSameRun(header: JournalHeader, wanted: ResumeWanted): void {
+  if (header.org !== wanted.org || header.workspace !== wanted.workspace) {
+    throw new InvalidOptionError(
+      'resume',
+      (name) =>
+        `${name('resume')} ${wanted.dir} belongs to ${header.org}/${header.workspace}, ` +
+        `not ${wanted.org}/${wanted.workspace}.`,
+    );
+  }
+  const recorded = comparableBaseUrl(header.base_url);
+  const asked = comparableBaseUrl(wanted.baseUrl);
+  if (recorded !== asked) {
+    const from = neutralizeControls(recorded);
+    throw new InvalidOptionError(
+      'resume',
+      (name) =>
+        `${name('resume')} ${wanted.dir} was fetched from ${from}, not from ${neutralizeControls(asked)} ` +
+        `(${name('baseUrl')}); one snapshot holds the data of one service. Resume it from that service ` +
+        `(set ${name('baseUrl')} to ${from}), or start a new snapshot.`,
+    );
+  }
+}
+
 function journalFromManifest(manifest: Manifest): { header: JournalHeader; files: JournalFile[] } {
   const header = journalHeader({
     snapshot_id: manifest.snapshot_id,
@@ -72,10 +122,20 @@ function journalFromManifest(manifest: Manifest): { header: JournalHeader; files
     started_at: manifest.started_at,
     options: manifest.options,
   });
-  const files = manifest.files.map((entry) => {
-    const { issues: _issues, issues_total: _total, unknown_keys: _keys, records: _records, ...file } = entry;
-    return file;
-  });
+  // A body that is not JSON (listed by earlier versions, with an invalid_json issue) was no answer:
+  // left out here, so the resumed run requests it again.
+  const files = manifest.files
+    .filter((entry) => entry.request === null || !isInvalidJson(entry.issues))
+    .map((entry) => {
+      const {
+        issues: _issues,
+        issues_total: _total,
+        unknown_keys: _keys,
+        records: _records,
+        ...file
+      } = entry;
+      return file;
+    });
   return { header, files };
 }
 

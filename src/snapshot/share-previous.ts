@@ -27,7 +27,10 @@ function validationOf(previous: PreviousSnapshot, entry: ManifestFile): Validati
   return { records, issues, issues_total, unknown_keys };
 }
 
-/** True when PREV's file can be shared as listed: cheap stat check, else a full hash. */
+/**
+ * True when PREV's file can be shared as listed: the cheap stat check (its listed size, not modified
+ * since PREV was published), else a full hash.
+ */
 async function vouchedFor(previous: PreviousSnapshot, entry: ManifestFile, source: string): Promise<boolean> {
   if (await unchangedSincePublished(source, entry.bytes, previous.publishedAtMs)) return true;
   const digest = await hashFile(source).catch(() => undefined);
@@ -71,8 +74,9 @@ export async function linkIdenticalPrevious(
   const known = previous ? previousFileAt(previous, relative) : undefined;
   if (!previous || !known) return false;
   if (known.file.sha256 !== digest.sha256 || known.file.bytes !== digest.bytes) return false;
-  // Only the cheap check: hashing PREV's file would cost what linking saves.
-  if (!(await unchangedSincePublished(known.source, known.file.bytes, previous.publishedAtMs))) return false;
+  // PREV's file is read only when it was modified since PREV was published: reading as much as was
+  // just received costs less than storing it twice.
+  if (!(await vouchedFor(previous, known.file, known.source))) return false;
   if ((await linkAtomic(known.source, target, link)) !== 'linked') return false;
   return { validation: validationOf(previous, known.file) };
 }

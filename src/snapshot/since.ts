@@ -4,14 +4,15 @@
  * impossible. "Unchanged" is strict: the same request (path, `limit`, `jailbreaks_only`), the same
  * `updated_at`, and a final status (completed or failed) in both — a running assessment keeps gaining
  * trials, so its list is always fetched. PREV's manifest vouches for the bytes: a file that is still
- * the listed size and was not modified after PREV was published is linked without being read; any
- * other file is hashed first, and a damaged one is fetched instead.
+ * the listed size and whose inode has not changed since PREV was published (ctime, see link-file.ts)
+ * is linked without being read; any other file is hashed first, and a damaged one is fetched instead.
+ * A file PREV's validation found is not valid JSON is never shared: it was no answer, so it is fetched.
  *
  * Every file of PREV (not only trial lists) is also known by path, so a freshly fetched body that is
  * byte-identical to PREV's file at the same path is linked to it too (the request is still sent).
  */
 import path from 'node:path';
-import type { AssessmentRef } from './check-body.js';
+import { isInvalidJson, type AssessmentRef } from './check-body.js';
 import type { ManifestFile } from './manifest.js';
 import { resolveInside } from './safe-path.js';
 import { readManifest } from './verify.js';
@@ -39,6 +40,9 @@ export async function loadPreviousSnapshot(dir: string): Promise<PreviousSnapsho
   const trials = new Map<string, ManifestFile>();
   const files = new Map<string, ManifestFile>();
   for (const file of manifest.files) {
+    // A body that is not JSON was no answer (earlier versions stored such bodies and listed them with
+    // an invalid_json issue): it is never shared, so its request is sent again.
+    if (isInvalidJson(file.issues)) continue;
     files.set(file.path, file);
     if (file.kind === 'trials' && file.assessment_id !== undefined) trials.set(file.assessment_id, file);
   }

@@ -65,7 +65,7 @@ import {
 import type { LinkFunction } from './link-file.js';
 import type { FailedRequest, Manifest } from './manifest.js';
 import { createProgress, type ProgressReporter } from './progress.js';
-import { prepareResume, type ResumePoint } from './resume.js';
+import { checkSameRun, prepareResume, type ResumePoint } from './resume.js';
 import { safeSegment } from './safe-path.js';
 import { loadPreviousSnapshot, type PreviousSnapshot } from './since.js';
 import { pathExists, releaseSnapshotDir, reserveSnapshotDir } from './snapshot-id.js';
@@ -214,16 +214,11 @@ export async function takeSnapshot(
     });
   }
   let runOptions = effectiveOptions(options, undefined);
-  const resumePoint = options.resume
-    ? await prepareResume(options.resume, (header) => {
-        if (header.org !== options.org || header.workspace !== options.workspace) {
-          throw new InvalidOptionError(
-            'resume',
-            (name) =>
-              `${name('resume')} ${options.resume} belongs to ${header.org}/${header.workspace}, ` +
-              `not ${options.org}/${options.workspace}.`,
-          );
-        }
+  const resumeDir = options.resume;
+  const resumePoint = resumeDir
+    ? await prepareResume(resumeDir, (header) => {
+        const { org, workspace, baseUrl } = options;
+        checkSameRun(header, { dir: resumeDir, org, workspace, baseUrl });
         runOptions = effectiveOptions(options, header);
       })
     : undefined;
