@@ -53,6 +53,7 @@ export {
   BlockedPortError,
   TimeoutError,
   OutcomeUnknownError,
+  MalformedBodyError,
   ResponseSchemaError,
   isApiError,
   isHttpError,
@@ -64,6 +65,7 @@ export {
   isBlockedPortError,
   isTimeoutError,
   isOutcomeUnknownError,
+  isMalformedBodyError,
   isResponseSchemaError,
 } from './api/errors.js';
 export type { HttpErrorFields, RequestTarget } from './api/errors.js';

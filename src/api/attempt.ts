@@ -2,8 +2,9 @@
  * One attempt of a request, and the verdict on its failure: which error it is, and whether the retry
  * loop may repeat it. The rule for repeating depends on the method:
  *
- * - GET and PUT are idempotent: repeated on 429, 502, 503, 504, network errors, timeouts and bodies
- *   cut off mid-stream.
+ * - GET and PUT are idempotent: repeated on 429, 502, 503, 504, network errors, timeouts, bodies
+ *   cut off mid-stream, and (when the caller's `consume` refuses it: MalformedBodyError, client.ts)
+ *   a 2xx body that is not valid JSON.
  * - PATCH appends a review event on the service: repeated only when it certainly did not take effect
  *   (429, connection refused, name resolution failed for now).
  * - A host name that does not exist (ENOTFOUND) fails at once: asking again gives the same answer. A
