@@ -21,9 +21,15 @@ import {
 } from '../number-format.js';
 import { provenanceLine, unverifiedMarkdownLine } from '../snapshot/provenance-line.js';
 import { escapeMarkdownCell, markdownCode, terminalSafeJson } from '../text-safety.js';
-import type { FindingLifecycle, FindingRecord } from './finding-lifecycle.js';
+import {
+  knownSide,
+  type FindingLifecycle,
+  type FindingRecord,
+  type NotComparableFinding,
+} from './finding-lifecycle.js';
 import type { MetricDelta, MetricGroup } from './metric-deltas.js';
 import type { SchemaDriftChange } from './schema-drift-diff.js';
+import { UNKNOWN_SCORE_FIELD, type FailedRequestRef } from '../warehouse/snapshot-lookup.js';
 import type { SliceExclusion } from './warehouse-source.js';
 
 export const DIFF_FORMAT = 'airt-diff/1';
@@ -48,23 +54,54 @@ export interface ProjectDiff {
   project: string;
   /** Whether the previous snapshot held this project; null when there is no previous snapshot. */
   in_previous: boolean | null;
-  counts: { new: number; resolved: number; regressed: number; persisting: number };
+  /**
+   * False when one snapshot holds no summary of the project (its request failed: the snapshot is
+   * partial, `data_quality` says which and the request): nothing of it is compared, no finding counts
+   * as new or resolved, every list is empty and there are no metrics.
+   */
+  compared: boolean;
+  counts: { new: number; resolved: number; regressed: number; persisting: number; not_comparable: number };
   findings: FindingLifecycle;
   metrics: MetricDelta[];
   /** Assessments whose attack runs an analytics warning excluded: their findings are unknown, in neither list. */
   excluded: { assessment_id: string; field: string; reason: string }[];
   /**
-   * Every analytics-warning exclusion in the slices the diff compares (attack_runs, asr_by_category,
-   * compliance_matrix), per snapshot then slice: what the diff's figures leave out.
+   * What the diff leaves out, per snapshot: every analytics-warning exclusion in the slices it compares
+   * (attack_runs, asr_by_category, compliance_matrix) and the assessments with runs of unknown score
+   * (field `best_score`), then slice; and the project's missing summary in a partial snapshot.
    */
-  data_quality: ExclusionNote[];
+  data_quality: DataQualityNote[];
 }
 
-/** Assessments of one snapshot whose slice `field` an analytics warning excluded. */
+/**
+ * Assessments of one snapshot whose slice `field` an analytics warning excluded, or (field
+ * `best_score`) whose attack runs lack their required best_score, so their findings' severity is unknown.
+ */
 export interface ExclusionNote {
   snapshot_id: string;
   field: string;
   assessment_ids: string[];
+}
+
+/** A snapshot of the diff holds no summary of the project: the request for it failed (partial snapshot). */
+export interface MissingSummaryNote {
+  snapshot_id: string;
+  /** Which snapshot of the diff: `from` (the earlier) or `to`. */
+  side: 'from' | 'to';
+  kind: 'summary_missing';
+  /** The snapshot's failed requests for this project. */
+  failed_requests: FailedRequestRef[];
+}
+
+export type DataQualityNote = ExclusionNote | MissingSummaryNote;
+
+/** A partial snapshot of the diff: every request that failed for good and the projects it lacks. */
+export interface PartialSnapshot {
+  snapshot_id: string;
+  side: 'from' | 'to';
+  /** Projects it lists without a summary (their request failed): not compared. */
+  projects_without_summary: string[];
+  failed_requests: FailedRequestRef[];
 }
 
 /** What changed between two snapshots: findings, metrics and schema drift per project. */
@@ -88,32 +125,70 @@ export interface SnapshotDiff {
    * on files that do not match their manifests. Present only when there are some.
    */
   unverified_snapshots?: string[];
+  /**
+   * Of the two snapshots, the partial ones (some requests failed for good): what they lack is not
+   * compared, never counted as resolved or new. Present only when there are some.
+   */
+  partial_snapshots?: PartialSnapshot[];
 }
+
+/** A lifecycle as older callers build it: `not_comparable` may be left out (none). */
+export type FindingLifecycleInput = Omit<FindingLifecycle, 'not_comparable'> & {
+  not_comparable?: NotComparableFinding[];
+};
 
 /** Assembles a ProjectDiff with its counts (field order fixed for deterministic JSON). */
 export function projectDiff(
   project: string,
-  findings: FindingLifecycle,
+  lifecycle: FindingLifecycleInput,
   metrics: MetricDelta[],
-  context: Pick<ProjectDiff, 'in_previous' | 'excluded'> & { data_quality?: ExclusionNote[] } = {
+  context: Pick<ProjectDiff, 'in_previous' | 'excluded'> & {
+    data_quality?: DataQualityNote[];
+    compared?: boolean;
+  } = {
     in_previous: null,
     excluded: [],
   },
 ): ProjectDiff {
+  const findings: FindingLifecycle = {
+    new: lifecycle.new,
+    resolved: lifecycle.resolved,
+    regressed: lifecycle.regressed,
+    persisting: lifecycle.persisting,
+    not_comparable: lifecycle.not_comparable ?? [],
+  };
   return {
     project,
     in_previous: context.in_previous,
+    compared: context.compared ?? true,
     counts: {
       new: findings.new.length,
       resolved: findings.resolved.length,
       regressed: findings.regressed.length,
       persisting: findings.persisting.length,
+      not_comparable: findings.not_comparable.length,
     },
     findings,
     metrics,
     excluded: context.excluded,
     data_quality: context.data_quality ?? [],
   };
+}
+
+/**
+ * A project one snapshot holds no summary of (its request failed): listed, nothing compared, every
+ * list empty, and `note` (in data_quality) naming the snapshot and the request.
+ */
+export function notComparedProject(
+  project: string,
+  context: { in_previous: boolean | null; note: MissingSummaryNote },
+): ProjectDiff {
+  return projectDiff(
+    project,
+    { new: [], resolved: [], regressed: [], persisting: [], not_comparable: [] },
+    [],
+    { in_previous: context.in_previous, excluded: [], data_quality: [context.note], compared: false },
+  );
 }
 
 /** Groups a snapshot's exclusions by slice (sorted, assessments deduplicated) into notes. */
@@ -153,6 +228,7 @@ export function diffMarkdown(diff: SnapshotDiff): string {
   );
   const workspace = diff.workspace === undefined ? null : `${diff.workspace.org}/${diff.workspace.workspace}`;
   if (workspace !== null) lines.push(`Org and workspace: ${markdownCode(workspace)}.`, '');
+  for (const partial of diff.partial_snapshots ?? []) lines.push(...partialSnapshotLines(partial));
   if (diff.projects.length === 0) lines.push('No project is in both scope and the snapshot.', '');
   for (const project of diff.projects) lines.push(...projectSection(project, workspace));
   lines.push('## Schema drift', '');
@@ -169,14 +245,57 @@ export function diffMarkdown(diff: SnapshotDiff): string {
   return `${lines.join('\n').replace(/\n+$/, '')}\n`;
 }
 
+/** Which snapshot of the diff, in words. */
+const SIDE_WORDS = { from: 'the earlier snapshot', to: 'the later snapshot' } as const;
+
+/** Failed requests listed in Markdown per partial snapshot; the JSON has all. */
+const FAILED_REQUESTS_SHOWN = 10;
+
+/** A failed request as `GET /path` (HTTP 500), inert. */
+function requestText(request: FailedRequestRef): string {
+  const outcome = request.status === null ? 'no response' : `HTTP ${request.status}`;
+  return `${markdownCode(`${request.method} ${request.path}`)} (${outcome})`;
+}
+
+/** "Snapshot X (the later snapshot) is partial: …", with its failed requests and the projects it lacks. */
+function partialSnapshotLines(partial: PartialSnapshot): string[] {
+  const lacking = partial.projects_without_summary;
+  const lines = [
+    `**Partial snapshot:** ${markdownCode(partial.snapshot_id)} (${SIDE_WORDS[partial.side]}) is partial: ` +
+      `${countOf(partial.failed_requests.length, 'request', 'requests')} failed for good, so what it lacks is ` +
+      'not compared (never counted as resolved or new).' +
+      (lacking.length === 0
+        ? ''
+        : ` It holds no summary of ${lacking.length === 1 ? 'project' : 'projects'} ` +
+          `${lacking.map(markdownCode).join(', ')}: ${lacking.length === 1 ? 'its' : 'their'} findings and figures are unknown here.`),
+    '',
+    ...partial.failed_requests
+      .slice(0, FAILED_REQUESTS_SHOWN)
+      .map((request) => `- failed: ${requestText(request)}`),
+  ];
+  if (partial.failed_requests.length > FAILED_REQUESTS_SHOWN)
+    lines.push(`- … and ${partial.failed_requests.length - FAILED_REQUESTS_SHOWN} more in the JSON diff.`);
+  return [...lines, ''];
+}
+
 function projectSection(project: ProjectDiff, workspace: string | null): string[] {
   const { counts, findings } = project;
+  const heading = `## Project ${cellText(project.project)}${workspace === null ? '' : ` (${markdownCode(workspace)})`}`;
+  if (!project.compared) return [heading, '', ...missingSummaryLines(project.data_quality)];
   const lines = [
-    `## Project ${cellText(project.project)}${workspace === null ? '' : ` (${markdownCode(workspace)})`}`,
+    heading,
     '',
     `${counts.new} new, ${counts.resolved} resolved, ${counts.regressed} regressed, ${counts.persisting} persisting findings.`,
     '',
   ];
+  if (counts.not_comparable > 0) {
+    lines.push(
+      `${countOf(counts.not_comparable, 'finding is', 'findings are')} not comparable: ${counts.not_comparable === 1 ? 'its' : 'their'} ` +
+        'severity is unknown in a snapshot (the attack run lacks its required `best_score` and no triage set one), ' +
+        'so none of them is counted as new, resolved, regressed or persisting.',
+      '',
+    );
+  }
   if (project.in_previous === false) {
     lines.push('The previous snapshot did not hold this project: every open finding counts as new.', '');
   }
@@ -211,22 +330,73 @@ function projectSection(project: ProjectDiff, workspace: string | null): string[
       })),
     ),
   );
+  if (findings.not_comparable.length > 0) {
+    lines.push(
+      ...findingTable(
+        'Findings not comparable',
+        findings.not_comparable.map((pair) => ({ finding: knownSide(pair), note: notComparableNote(pair) })),
+      ),
+    );
+  }
   return lines;
 }
 
+/** What is known of a not-comparable finding: its severity on each side (`critical → unknown`). */
+function notComparableNote(pair: NotComparableFinding): string {
+  const side = (finding: FindingRecord | null): string => (finding === null ? 'absent' : finding.severity);
+  return `severity ${side(pair.from)} → ${side(pair.to)}`;
+}
+
+/** Why a project is not compared: the snapshot that holds no summary of it, and the failed request. */
+function missingSummaryLines(notes: readonly DataQualityNote[]): string[] {
+  return notes
+    .filter(isMissingSummary)
+    .flatMap((note) => [
+      `Not compared: ${markdownCode(note.snapshot_id)} (${SIDE_WORDS[note.side]}) is partial and holds no summary of ` +
+        'this project' +
+        (note.failed_requests.length === 0
+          ? ''
+          : ` (${note.failed_requests.map(requestText).join(', ')} failed)`) +
+        `. None of its findings is counted as ${note.side === 'to' ? 'resolved' : 'new'}; its figures are unknown there.`,
+      '',
+    ]);
+}
+
+function isMissingSummary(note: DataQualityNote): note is MissingSummaryNote {
+  return 'kind' in note && note.kind === 'summary_missing';
+}
+
 /** "Data quality" lines in the reports' wording: "excludes 1 assessment with erroneous X in snapshot Y". */
-function dataQualityNotes(notes: readonly ExclusionNote[]): string[] {
-  if (notes.length === 0) return [];
-  return [
-    'Data quality: analytics warnings mark some assessment data erroneous; it is left out, never counted as 0.',
-    '',
-    ...notes.map(
-      (note) =>
-        `- excludes ${countOf(note.assessment_ids.length, 'assessment', 'assessments')} with erroneous ` +
-        `${markdownCode(note.field)} in snapshot ${markdownCode(note.snapshot_id)}`,
-    ),
-    '',
-  ];
+function dataQualityNotes(notes: readonly DataQualityNote[]): string[] {
+  const exclusions = notes.filter((note): note is ExclusionNote => !isMissingSummary(note));
+  const warned = exclusions.filter((note) => note.field !== UNKNOWN_SCORE_FIELD);
+  const unscored = exclusions.filter((note) => note.field === UNKNOWN_SCORE_FIELD);
+  const lines: string[] = [];
+  if (warned.length > 0)
+    lines.push(
+      'Data quality: analytics warnings mark some assessment data erroneous; it is left out, never counted as 0.',
+      '',
+      ...warned.map(
+        (note) =>
+          `- excludes ${countOf(note.assessment_ids.length, 'assessment', 'assessments')} with erroneous ` +
+          `${markdownCode(note.field)} in snapshot ${markdownCode(note.snapshot_id)}`,
+      ),
+      '',
+    );
+  if (unscored.length > 0)
+    lines.push(
+      'Data quality: some attack runs lack their required `best_score`; their severity, the risk score and ' +
+        'the counts by severity are unknown there, never info or 0.',
+      '',
+      ...unscored.map(
+        (note) =>
+          `- ${countOf(note.assessment_ids.length, 'assessment has', 'assessments have')} attack runs without ` +
+          `${markdownCode(UNKNOWN_SCORE_FIELD)} in snapshot ${markdownCode(note.snapshot_id)}: ` +
+          note.assessment_ids.map(markdownCode).join(', '),
+      ),
+      '',
+    );
+  return lines;
 }
 
 const GROUP_LABEL: Record<MetricGroup, string> = {

@@ -14,7 +14,11 @@
  * - resolved: tracked in `from`, and in `to` gone, triaged false_positive/remediated, or down to info;
  * - regressed: tracked in `to`, and its partner was tracked with a lower severity or score, or was
  *   below the threshold, or was closed (reopened);
- * - persisting: tracked in both, not worse.
+ * - persisting: tracked in both, not worse;
+ * - not comparable: open with an unknown severity on either side (UNKNOWN_SEVERITY: the run's
+ *   required best_score is missing and no triage set one), so whether it is tracked there cannot be
+ *   told: neither new, resolved, regressed nor persisting. A finding whose score went missing is not
+ *   fixed ("resolved below_threshold"), and one whose score came back is not new: both are named here.
  * Pairs tracked on neither side are in no list. Matching uses every attack run, tracked or not, so a
  * run that jumps from info to critical is a regression, not a new finding.
  */
@@ -23,6 +27,12 @@ import { severityRank } from '../severity.js';
 
 /** Triage statuses that take a finding off the open list. */
 const CLOSED_FINDING_STATUSES: readonly string[] = ['false_positive', 'remediated'];
+
+/**
+ * The severity of a finding that has none: its attack run lacks the required best_score and no triage
+ * gave it one (the metrics layer's NULL severity). Never ranked as info.
+ */
+export const UNKNOWN_SEVERITY = 'unknown';
 
 /** One finding as the diff sees it. Text fields are attacker-controlled: escape when printing. */
 export interface FindingRecord {
@@ -33,9 +43,13 @@ export interface FindingRecord {
   attack_name: string;
   goal_category: string | null;
   goal: string;
-  /** critical, high, medium, low or info (free string in the API; unknown values rank lowest). */
+  /**
+   * critical, high, medium, low or info (free string in the API; other values rank lowest), or
+   * UNKNOWN_SEVERITY when the snapshot gives none (no score, no triage): the finding is then not
+   * comparable.
+   */
   severity: string;
-  /** Best score 0-1. */
+  /** Best score 0-1; null when the run has none (no finished trial) or its score is unknown. */
   score: number | null;
   /** Triage status (open, false_positive, …); null when never triaged, which counts as open. */
   finding_status: string | null;
@@ -71,12 +85,25 @@ export interface ResolvedFinding {
   matched_by: 'attack_run_id' | 'fingerprint' | null;
 }
 
-/** Findings between two snapshots: new, resolved, regressed and persisting. */
+/**
+ * A finding open with an unknown severity on at least one side: nothing can say whether it is tracked
+ * there. `from` or `to` is null when the finding is not in that snapshot.
+ */
+export interface NotComparableFinding {
+  from: FindingRecord | null;
+  to: FindingRecord | null;
+  matched_by: 'attack_run_id' | 'fingerprint' | null;
+  /** The side(s) where its severity is unknown. */
+  unknown_in: 'from' | 'to' | 'both';
+}
+
+/** Findings between two snapshots: new, resolved, regressed, persisting and not comparable. */
 export interface FindingLifecycle {
   new: FindingRecord[];
   resolved: ResolvedFinding[];
   regressed: RegressedFinding[];
   persisting: FindingChange[];
+  not_comparable: NotComparableFinding[];
 }
 
 /** Compares the findings of one project in two snapshots. Output lists are sorted worst first. */
@@ -88,8 +115,21 @@ export function diffFindings(
   const minimum = severityRank(minSeverity);
   const tracked = (finding: FindingRecord | null): boolean =>
     finding !== null && isOpen(finding) && severityRank(finding.severity) >= minimum;
-  const result: FindingLifecycle = { new: [], resolved: [], regressed: [], persisting: [] };
+  const result: FindingLifecycle = {
+    new: [],
+    resolved: [],
+    regressed: [],
+    persisting: [],
+    not_comparable: [],
+  };
   for (const { from: before, to: after, matchedBy } of matchFindings(from, to)) {
+    const unknownBefore = before !== null && isUnknown(before);
+    const unknownAfter = after !== null && isUnknown(after);
+    if (unknownBefore || unknownAfter) {
+      const unknownIn = unknownBefore && unknownAfter ? 'both' : unknownBefore ? 'from' : 'to';
+      result.not_comparable.push({ from: before, to: after, matched_by: matchedBy, unknown_in: unknownIn });
+      continue;
+    }
     const trackedBefore = tracked(before);
     const trackedAfter = tracked(after);
     if (trackedBefore && !trackedAfter && before !== null) {
@@ -122,7 +162,26 @@ export function diffFindings(
   result.resolved.sort((a, b) => worstFirst(a.from, b.from));
   result.regressed.sort((a, b) => worstFirst(a.to, b.to));
   result.persisting.sort((a, b) => worstFirst(a.to, b.to));
+  result.not_comparable.sort((a, b) => worstFirst(knownSide(a), knownSide(b)));
   return result;
+}
+
+/**
+ * The side of a not-comparable finding to show and rank it by: the one whose severity is known (what
+ * a reader last saw of it), else the later one.
+ */
+export function knownSide(pair: NotComparableFinding): FindingRecord {
+  const side = (pair.unknown_in === 'to' ? pair.from : pair.to) ?? pair.to ?? pair.from;
+  if (side === null) throw new Error('a finding pair holds a finding on one side at least');
+  return side;
+}
+
+/**
+ * Open with an unknown severity: whether it is tracked cannot be told (a closed finding is untracked,
+ * whatever its severity).
+ */
+function isUnknown(finding: FindingRecord): boolean {
+  return isOpen(finding) && finding.severity === UNKNOWN_SEVERITY;
 }
 
 /** True unless triaged false_positive or remediated, or under a dated risk acceptance that holds. */

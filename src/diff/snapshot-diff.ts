@@ -8,8 +8,14 @@
  * Findings of assessments whose attack runs an analytics warning excluded (in either snapshot) are
  * unknown, not gone: they are left out of both sides and listed, so nothing is reported as resolved
  * just because its data was unusable. Likewise a category or framework missing on a side whose
- * source slice had exclusions is unknown there, not added or removed (metric-deltas.ts). Every such
+ * source slice had exclusions is unknown there, not added or removed (metric-deltas.ts), and a
+ * finding whose score is missing on a side is not comparable (finding-lifecycle.ts). Every such
  * exclusion, per snapshot, is in the project's `data_quality` notes.
+ *
+ * A partial snapshot may lack a project's summary (its request failed). Such a project is listed, not
+ * compared (`compared: false`): its findings are neither resolved nor new, and its `data_quality`
+ * names the snapshot and the failed request; the diff's `partial_snapshots` lists every failed request
+ * of either snapshot.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { wordsFlags, CliError, InvalidOptionError, UsageError, WordedError } from '../errors.js';
@@ -17,12 +23,21 @@ import { readExpiringAcceptances } from '../metrics/read-acceptances.js';
 import { diffFindings, type FindingLifecycle } from './finding-lifecycle.js';
 import { METRIC_SLICES, metricDeltas } from './metric-deltas.js';
 import { diffSchemaDrift } from './schema-drift-diff.js';
-import { unverifiedSnapshotIds } from '../warehouse/snapshot-lookup.js';
+import {
+  partialSnapshotFailures,
+  projectsWithoutSummary,
+  UNKNOWN_SCORE_FIELD,
+  unverifiedSnapshotIds,
+  type ProjectWithoutSummary,
+} from '../warehouse/snapshot-lookup.js';
 import {
   DIFF_FORMAT,
   exclusionNotes,
+  notComparedProject,
   projectDiff,
   type DiffSnapshotRef,
+  type PartialSnapshot,
+  type ProjectDiff,
   type SnapshotDiff,
 } from './diff-report.js';
 import {
@@ -62,10 +77,50 @@ export async function diffSnapshots(
   const to = await requireSnapshot(conn, options.to);
   const from = options.from === null ? null : await requireSnapshot(conn, options.from);
   requireOneWorkspace(to, from, options);
-  const projects = await projectsInScope(conn, options.to, options.projects ?? []);
-  const diffs = [];
-  for (const project of projects) {
-    const { lifecycle, previous, excluded } = await projectLifecycle(
+  // Projects a partial snapshot lists without a summary (its request failed): unknown, never gone;
+  // named as the other snapshot names them.
+  const inTo = await projectsInSnapshot(conn, to.snapshot_id);
+  const inFrom = from === null ? [] : await projectsInSnapshot(conn, from.snapshot_id);
+  const lackingTo = oneEntryPerProject(await projectsWithoutSummary(conn, to.snapshot_id), inFrom);
+  const lackingFrom =
+    from === null ? [] : oneEntryPerProject(await projectsWithoutSummary(conn, from.snapshot_id), inTo);
+  const scope = projectsInScope(to.snapshot_id, inTo, options.projects ?? [], lackingTo);
+  const diffs: ProjectDiff[] = [];
+  const projects: ProjectRef[] = [];
+  for (const { project, lacking } of scope) {
+    const previous =
+      from === null ? null : await findProject(conn, from.snapshot_id, project.id ?? project.key);
+    if (lacking) {
+      diffs.push(
+        notComparedProject(project.key, {
+          in_previous: from === null ? null : previous !== null,
+          note: {
+            snapshot_id: to.snapshot_id,
+            side: 'to',
+            kind: 'summary_missing',
+            failed_requests: project.failed_requests,
+          },
+        }),
+      );
+      continue;
+    }
+    projects.push(project);
+    const lackingBefore = previous === null ? sameProject(project, lackingFrom) : undefined;
+    if (from !== null && lackingBefore !== undefined) {
+      diffs.push(
+        notComparedProject(project.key, {
+          in_previous: false,
+          note: {
+            snapshot_id: from.snapshot_id,
+            side: 'from',
+            kind: 'summary_missing',
+            failed_requests: lackingBefore.failed_requests,
+          },
+        }),
+      );
+      continue;
+    }
+    const { lifecycle, excluded } = await projectLifecycle(
       conn,
       from?.snapshot_id ?? null,
       to.snapshot_id,
@@ -84,7 +139,8 @@ export async function diffSnapshots(
     diffs.push(
       projectDiff(project.key, lifecycle, metrics, {
         in_previous: from === null ? null : previous !== null,
-        excluded,
+        // Findings of unknown score are in the not-comparable list, not out of every list.
+        excluded: excluded.filter((e) => e.field !== UNKNOWN_SCORE_FIELD),
         data_quality: [
           ...(earlier === null ? [] : exclusionNotes(earlier.id, fromExcluded)),
           ...exclusionNotes(to.snapshot_id, toExcluded),
@@ -99,6 +155,20 @@ export async function diffSnapshots(
     projects.map((p) => p.key),
   );
   const unverified = await unverifiedSnapshotIds(conn, [from?.snapshot_id ?? null, to.snapshot_id]);
+  const partial: PartialSnapshot[] = [];
+  for (const [side, info] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
+    if (info === null || info.status !== 'partial') continue;
+    const lacking = side === 'to' ? lackingTo : lackingFrom;
+    partial.push({
+      snapshot_id: info.snapshot_id,
+      side,
+      projects_without_summary: lacking.map((p) => p.key),
+      failed_requests: await partialSnapshotFailures(conn, info.snapshot_id),
+    });
+  }
   return {
     format: DIFF_FORMAT,
     from: from === null ? null : ref(from),
@@ -111,10 +181,51 @@ export async function diffSnapshots(
     ),
     ...(expiring.length === 0 ? {} : { expiring_acceptances: expiring }),
     ...(unverified.length === 0 ? {} : { unverified_snapshots: unverified }),
+    ...(partial.length === 0 ? {} : { partial_snapshots: partial }),
   };
 }
 
-/** The finding lifecycle of one project between two snapshots, and what was excluded from it. */
+/** Whether two references name one project: the same id, else the same key. */
+function isSameProject(a: ProjectRef, b: ProjectRef): boolean {
+  return (a.id !== null && a.id === b.id) || a.key === b.key;
+}
+
+/** The project of `lacking` that is `project`, if any. */
+function sameProject(
+  project: ProjectRef,
+  lacking: readonly ProjectWithoutSummary[],
+): ProjectWithoutSummary | undefined {
+  return lacking.find((p) => isSameProject(project, p));
+}
+
+/**
+ * One entry per project a snapshot lacks, named and identified as `known` (the other snapshot's
+ * projects) knows it: a snapshot asks for a project by its key and, found in evaluation jobs, by its
+ * UUID, so one project can fail twice, under two names. Their failed requests are merged.
+ */
+function oneEntryPerProject(
+  lacking: readonly ProjectWithoutSummary[],
+  known: readonly ProjectRef[],
+): ProjectWithoutSummary[] {
+  const merged: ProjectWithoutSummary[] = [];
+  for (const entry of lacking) {
+    const other = known.find((p) => isSameProject(p, entry));
+    const named: ProjectWithoutSummary = other
+      ? { ...other, failed_requests: entry.failed_requests }
+      : { ...entry, failed_requests: [...entry.failed_requests] };
+    const same = merged.find((m) => isSameProject(m, named));
+    if (same) same.failed_requests.push(...named.failed_requests);
+    else merged.push({ ...named, failed_requests: [...named.failed_requests] });
+  }
+  return merged.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/**
+ * The finding lifecycle of one project between two snapshots, and what its counts leave out: the
+ * assessments an analytics warning excluded (all their findings, in no list) and those with runs of
+ * unknown score (field UNKNOWN_SCORE_FIELD: those findings are in `not_comparable`), so a gate built
+ * on the counts says what they do not hold.
+ */
 export async function projectLifecycle(
   conn: DuckDBConnection,
   fromId: string | null,
@@ -127,7 +238,13 @@ export async function projectLifecycle(
     fromId !== null && previous !== null
       ? await readFindingRecords(conn, fromId, previous)
       : { findings: [], excluded: [] as SliceExclusion[] };
-  const unusable = new Set([...after.excluded, ...before.excluded].map((e) => e.assessment_id));
+  // An analytics warning makes every finding of the assessment unknown; an unknown score only the
+  // run's own, which the lifecycle lists as not comparable.
+  const unusable = new Set(
+    [...after.excluded, ...before.excluded]
+      .filter((e) => e.field !== UNKNOWN_SCORE_FIELD)
+      .map((e) => e.assessment_id),
+  );
   const keep = <T extends { assessment_id: string }>(list: T[]): T[] =>
     list.filter((f) => !unusable.has(f.assessment_id));
   return {
@@ -181,21 +298,32 @@ async function requireSnapshot(conn: DuckDBConnection, id: string): Promise<Snap
   return info;
 }
 
-async function projectsInScope(
-  conn: DuckDBConnection,
+/**
+ * The projects the diff covers: those `wanted` (key or id), else every project of the `to` snapshot
+ * (`all`), including those it lists without a summary (`lacking`: its request failed), by key.
+ */
+function projectsInScope(
   snapshotId: string,
+  all: readonly ProjectRef[],
   wanted: readonly string[],
-): Promise<ProjectRef[]> {
-  const all = await projectsInSnapshot(conn, snapshotId);
-  if (wanted.length === 0) return all;
+  lacking: readonly ProjectWithoutSummary[],
+): ({ project: ProjectRef; lacking: false } | { project: ProjectWithoutSummary; lacking: true })[] {
+  if (wanted.length === 0) {
+    const held = all.map((project) => ({ project, lacking: false as const }));
+    if (lacking.length === 0) return held;
+    return [...held, ...lacking.map((project) => ({ project, lacking: true as const }))].sort((a, b) =>
+      a.project.key < b.project.key ? -1 : a.project.key > b.project.key ? 1 : 0,
+    );
+  }
   return wanted.map((keyOrId) => {
-    const project = all.find((p) => p.key === keyOrId || p.id === keyOrId);
-    if (!project) {
-      throw new CliError(
-        `Project ${keyOrId} is not in snapshot ${snapshotId}; it has: ${all.map((p) => p.key).join(', ') || 'no projects'}.`,
-      );
-    }
-    return project;
+    const named = (p: ProjectRef): boolean => p.key === keyOrId || p.id === keyOrId;
+    const project = all.find(named);
+    if (project) return { project, lacking: false as const };
+    const missing = lacking.find(named);
+    if (missing) return { project: missing, lacking: true as const };
+    throw new CliError(
+      `Project ${keyOrId} is not in snapshot ${snapshotId}; it has: ${all.map((p) => p.key).join(', ') || 'no projects'}.`,
+    );
   });
 }
 

@@ -8,7 +8,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { severityFromScore } from '../severity.js';
-import type { FindingRecord } from './finding-lifecycle.js';
+import { UNKNOWN_SEVERITY, type FindingRecord } from './finding-lifecycle.js';
 import {
   readAsrBy,
   readEvaluationPassRates,
@@ -49,8 +49,10 @@ const num = (value: unknown): number | null =>
  * the metrics layer's definition (metric_assessments.analyzed, metric_findings): a running
  * assessment's partial runs are not findings yet, so the diff and the new/regressed gates count the
  * same findings the reports and open_critical_findings count. Every such run is returned (the
- * lifecycle decides which it tracks). Also returns the
- * assessments whose attack runs were excluded by an analytics warning (their findings are unknown).
+ * lifecycle decides which it tracks); one whose score is unknown has the severity UNKNOWN_SEVERITY
+ * unless triage gave it one. Also returns the assessments whose attack runs were excluded by an
+ * analytics warning (their findings are unknown), and those whose runs lack a score
+ * (UNKNOWN_SCORE_FIELD: those findings are not comparable).
  */
 export async function readFindingRecords(
   conn: DuckDBConnection,
@@ -61,7 +63,7 @@ export async function readFindingRecords(
     conn,
     `WITH runs AS (
        SELECT r.attack_run_id, r.assessment_id, a.assessment_name, r.attack_name, r.goal_category,
-              r.goal, r.best_score
+              r.goal, r.best_score, coalesce(r.best_score_unknown, false) AS score_unknown
        FROM attack_runs r
        JOIN metric_assessments a
          ON a.snapshot_id = r.snapshot_id AND a.project_key = r.project_key AND a.assessment_id = r.assessment_id
@@ -77,6 +79,10 @@ export async function readFindingRecords(
   );
   const findings = rows.map((row): FindingRecord => {
     const score = num(row.best_score);
+    // metric_findings gives no severity to a run whose score is unknown (unless triage gave one):
+    // unknown, never the info band of a missing score.
+    const severity =
+      text(row.severity) ?? (row.score_unknown === true ? UNKNOWN_SEVERITY : severityFromScore(score));
     return {
       attack_run_id: text(row.attack_run_id),
       assessment_id: String(row.assessment_id),
@@ -84,7 +90,7 @@ export async function readFindingRecords(
       attack_name: text(row.attack_name) ?? '',
       goal_category: text(row.goal_category),
       goal: text(row.goal) ?? '',
-      severity: text(row.severity) ?? severityFromScore(score),
+      severity,
       score,
       // The metrics layer judges a dated acceptance at this snapshot's time (an expired one reads open).
       finding_status: text(row.finding_status),

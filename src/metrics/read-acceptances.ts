@@ -72,7 +72,8 @@ export async function readAcceptancesToReview(
       attack_run_id: text(row.attack_run_id),
       attack_name: maybe(row.attack_name),
       goal_category: maybe(row.goal_category),
-      severity: text(row.severity),
+      // NULL: the run lacks its best_score and triage gave no severity (unknown, not a blank).
+      severity: maybe(row.severity) ?? 'unknown',
       accepted_by: maybe(row.accepted_by),
       reason: maybe(row.acceptance_reason),
       accepted_until: text(row.accepted_until),

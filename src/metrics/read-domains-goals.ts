@@ -14,9 +14,10 @@ export interface RiskDomainFigure {
   domain: string;
   categories: string[];
   assessmentsAffected: string[];
-  critical: number;
-  high: number;
-  medium: number;
+  /** Findings by level; null (unknown) while a finding of the domain has an unknown severity. */
+  critical: number | null;
+  high: number | null;
+  medium: number | null;
   total: number;
   /** Pooled ASR: successful / evaluated attacks of the domain. */
   avgAsr: number | null;
@@ -49,9 +50,9 @@ export async function readRiskByDomain(
     domain: String(row.domain),
     categories: ids(row.categories),
     assessmentsAffected: ids(row.assessments_affected),
-    critical: num(row.critical_findings) ?? 0,
-    high: num(row.high_findings) ?? 0,
-    medium: num(row.medium_findings) ?? 0,
+    critical: num(row.critical_findings),
+    high: num(row.high_findings),
+    medium: num(row.medium_findings),
     total: num(row.total_findings) ?? 0,
     avgAsr: num(row.avg_asr),
     numerator: num(row.successful_attacks) ?? 0,

@@ -99,9 +99,13 @@ function findingsSentence(model: Omit<ExecutiveModel, 'summary'>): Sentence {
       ? `; the Top findings table lists the service's ${countOf(listed, 'highest-ranked finding', 'highest-ranked findings')}`
       : '';
   if (critical === null || high === null) {
+    // The counts are the metrics layer's: unknown while a finding's severity is (its attack run lacks
+    // the required best_score), or when no finding was counted at all.
     return [
       text(
-        'The number of critical and high-severity findings is unknown: the service reported no severity breakdown.',
+        total !== null && total > 0
+          ? 'The number of critical and high-severity findings is unknown: some findings have no known severity (their attack runs lack the required score; see Data quality).'
+          : 'The number of critical and high-severity findings is unknown: no finding could be counted by severity.',
       ),
     ];
   }

@@ -38,7 +38,12 @@ export function sinceLastSnapshotSection(input: SinceLastSnapshotInput): SinceLa
   return {
     previous: { snapshotId: input.previous.snapshot_id, fetchedAt: input.previous.fetched_at },
     current: { snapshotId: input.current.snapshot_id, fetchedAt: input.current.fetched_at },
-    counts: { ...project.counts },
+    counts: {
+      new: project.counts.new,
+      resolved: project.counts.resolved,
+      regressed: project.counts.regressed,
+      persisting: project.counts.persisting,
+    },
     changedFindings: changed.slice(0, CHANGED_FINDINGS_SHOWN),
     changedFindingsTotal: changed.length,
     unknownFindingAssessments: [...new Set(project.excluded.map((entry) => entry.assessment_id))].sort(),

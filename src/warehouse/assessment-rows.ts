@@ -5,7 +5,7 @@
  */
 import { excludedSlices, readAnalyticsWarnings } from './analytics-warnings.js';
 import type { CellValue } from './db.js';
-import { isPlainObject, type RowCollector } from './row-builder.js';
+import { fitValue, isPlainObject, type RowCollector } from './row-builder.js';
 import {
   ASR_BREAKDOWN_DIMENSION_DEFAULT,
   ASR_ENTRY_DEFAULTS,
@@ -43,6 +43,16 @@ const CHILD_SLICES = [
   'compliance_matrix',
   ...Object.keys(ASR_SLICES),
 ];
+
+/**
+ * Whether an AttackRunSummary lacks its best score: the key is required (its value may be null: no
+ * finished trial), so a run without it, or with a value that is not a number, has an unknown score,
+ * and so an unknown severity; never a run without a finished trial, never info.
+ */
+function bestScoreUnknown(run: unknown): boolean {
+  if (!isPlainObject(run) || !Object.hasOwn(run, 'best_score')) return true;
+  return fitValue('DOUBLE', run.best_score) === undefined;
+}
 
 /** Parent keys repeated in child objects: consumed when they agree, kept in extra when they do not. */
 function agreeingParent(child: unknown, key: string, parentId: string | null): string[] {
@@ -103,7 +113,7 @@ export function collectAssessment(
     : sink.array(assessment.attack_runs, `${path}.attack_runs`, file);
   runs.forEach((run, i) =>
     sink.add(ATTACK_RUNS, run, {
-      context: { ...parent, ordinal: i },
+      context: { ...parent, ordinal: i, best_score_unknown: bestScoreUnknown(run) },
       consumed: agreeingParent(run, 'assessment_id', assessmentId),
       file,
       path: `${path}.attack_runs[${i}]`,

@@ -189,6 +189,20 @@ const MIGRATIONS: readonly Migration[] = [
       'metric_evaluation_pass_rates: a job has a pass rate only once every item has an outcome (a queued, running or cancelled job has none, never 0); tables unchanged, views recreated',
     statements: () => [],
   },
+  {
+    version: 17,
+    description:
+      'attack_runs.best_score_unknown: a run without its required best_score has an unknown score and severity (never info), and the figures built on it are unknown (NULL); rows loaded before keep NULL there and read as before',
+    // The column goes before `extra`, where schema.ts declares it (rows are appended by position):
+    // added where missing, then the table rebuilt in that order, keeping any values it already holds.
+    statements: () => [
+      'ALTER TABLE stored_attack_runs ADD COLUMN IF NOT EXISTS best_score_unknown BOOLEAN',
+      `CREATE TABLE stored_attack_runs_v17 AS
+       SELECT COLUMNS(c -> c NOT IN ('best_score_unknown', 'extra')), best_score_unknown, extra FROM stored_attack_runs`,
+      'DROP TABLE stored_attack_runs',
+      'ALTER TABLE stored_attack_runs_v17 RENAME TO stored_attack_runs',
+    ],
+  },
 ];
 
 /**

@@ -9,6 +9,7 @@
  * | overall_asr                     | pooled attacks: runs with best_score ≥ 0.5 / runs with a best_score        | overall_asr, attack_runs                  |
  * | risk_score                      | base of worst severity × (0.6 + 0.4 × overall_asr) (TAXONOMY)              | overall_asr, attack_runs                  |
  * | findings_<severity>, _total     | findings (attack runs) by current severity, triaged false_positive left out | severity_breakdown, attack_runs          |
+ * | (a run whose score is unknown)  | overall_asr, risk_score and the findings_<severity> counts unknown (NULL)  | —                                         |
  * | findings_open                   | findings not triaged false_positive or remediated                          | severity_breakdown, attack_runs           |
  * | assessments/attacks/trials/reports | counts and sums over the assessments                                    | —                                         |
  * | metric_category_asr             | pooled asr_by_category entries: Σ successful / Σ attacks; a missing count → unknown | asr_by_category           |
@@ -40,6 +41,18 @@ export const CLOSED_STATUSES = ['false_positive', 'remediated'] as const;
 /** TAXONOMY severity from a 0–1 score; a run without a finished trial counts as info. */
 const severityOf = (score: string): string => `CASE WHEN ${score} >= 0.9 THEN 'critical'
   WHEN ${score} >= 0.7 THEN 'high' WHEN ${score} >= 0.5 THEN 'medium' WHEN ${score} >= 0.3 THEN 'low' ELSE 'info' END`;
+
+/**
+ * Whether an attack run's score is unknown: the summary left out its required best_score (or sent
+ * something else than a number). Not a run without a finished trial (best_score null, sent as such):
+ * its severity, whether it succeeded, and every figure built on those are unknown, never info or 0.
+ * Rows loaded before schema 17 did not record it (NULL) and read as before.
+ */
+const scoreUnknown = (run: string): string => `coalesce(${run}.best_score_unknown, false)`;
+
+/** A run's scored severity: its score's band, NULL (unknown) when its score is unknown. */
+const scoredSeverity = (run: string): string =>
+  `CASE WHEN ${scoreUnknown(run)} THEN NULL ELSE ${severityOf(`${run}.best_score`)} END`;
 
 /** Worse is higher: critical 5 … info 1, 0 for anything else. */
 const severityRank = (
@@ -89,8 +102,9 @@ WITH warned AS (
   SELECT snapshot_id, project_key, assessment_id, count(*) AS runs,
          count(best_score) AS attacks_evaluated,
          count(*) FILTER (WHERE best_score >= 0.5) AS attacks_successful,
+         count(*) FILTER (WHERE ${scoreUnknown('r')}) AS attacks_unscored,
          max(CASE WHEN best_score IS NOT NULL THEN ${severityRank(severityOf('best_score'))} END) AS worst_rank
-  FROM attack_runs GROUP BY ALL
+  FROM attack_runs r GROUP BY ALL
 )
 SELECT a.snapshot_id, s.org, s.workspace, a.project_id, a.project_key, a.assessment_id, a.name AS assessment_name,
        a.status, a.created_at, a.completed_at, a.status IN ('completed', 'failed') AS analyzed,
@@ -100,8 +114,12 @@ SELECT a.snapshot_id, s.org, s.workspace, a.project_id, a.project_key, a.assessm
        a.total_attacks, a.total_trials, a.overall_asr AS service_overall_asr, a.severity_breakdown,
        coalesce(r.runs, 0) AS runs, coalesce(r.attacks_evaluated, 0) AS attacks_evaluated,
        coalesce(r.attacks_successful, 0) AS attacks_successful, coalesce(r.worst_rank, 0) AS worst_rank,
-       CASE WHEN coalesce(r.attacks_evaluated, 0) > 0 THEN r.attacks_successful / r.attacks_evaluated END AS asr,
-       ${riskScore('coalesce(r.worst_rank, 0)', 'r.attacks_successful / nullif(r.attacks_evaluated, 0)')} AS risk_score
+       coalesce(r.attacks_unscored, 0) AS attacks_unscored,
+       -- A run whose score is unknown may have succeeded, and may be the worst: both unknown.
+       CASE WHEN coalesce(r.attacks_unscored, 0) = 0 AND coalesce(r.attacks_evaluated, 0) > 0
+            THEN r.attacks_successful / r.attacks_evaluated END AS asr,
+       CASE WHEN coalesce(r.attacks_unscored, 0) = 0
+            THEN ${riskScore('coalesce(r.worst_rank, 0)', 'r.attacks_successful / nullif(r.attacks_evaluated, 0)')} END AS risk_score
 FROM assessments a JOIN snapshots s ON s.snapshot_id = a.snapshot_id
 LEFT JOIN warned w ON w.snapshot_id = a.snapshot_id AND w.project_key = a.project_key AND w.assessment_id = a.assessment_id
 LEFT JOIN runs r ON r.snapshot_id = a.snapshot_id AND r.project_key = a.project_key AND r.assessment_id = a.assessment_id`;
@@ -113,7 +131,8 @@ LEFT JOIN runs r ON r.snapshot_id = a.snapshot_id AND r.project_key = a.project_
  * accepted_risk with a dated acceptance is `accepted` (not open) until the acceptance expires, judged
  * at the snapshot's fetch time so the same snapshot always reads the same; from then on it is
  * `expired` and open again, its status shown as open. An accepted_risk without a dated acceptance
- * stays open, as before acceptances had dates.
+ * stays open, as before acceptances had dates. A run whose score is unknown (`score_unknown`) has no
+ * scored_severity and, unless triage gave it one, no severity: NULL, unknown, never info.
  */
 const METRIC_FINDINGS = `
 CREATE OR REPLACE VIEW metric_findings AS
@@ -130,13 +149,15 @@ WITH judged AS (
 )
 SELECT r.snapshot_id, m.org, m.workspace, r.project_id, r.project_key, r.assessment_id, m.assessment_name,
        r.attack_run_id, r.attack_name, r.goal, r.goal_category, r.best_score,
-       ${severityOf('r.best_score')} AS scored_severity,
-       coalesce(lower(r.triage_severity), ${severityOf('r.best_score')}) AS severity,
+       ${scoredSeverity('r')} AS scored_severity,
+       -- Triage gives a severity whatever the score; without it a run whose score is unknown has none.
+       coalesce(lower(r.triage_severity), ${scoredSeverity('r')}) AS severity,
        CASE WHEN r.acceptance_state = 'expired' THEN 'open' ELSE coalesce(r.triage_status, 'open') END AS finding_status,
        CASE WHEN r.acceptance_state = 'accepted' THEN false
             ELSE coalesce(r.triage_status, 'open') NOT IN ${closed} END AS is_open,
        NOT m.findings_excluded AS counted, r.risk_domain,
-       r.acceptance_state, r.accepted_by, r.acceptance_reason, r.accepted_until, r.expires_at, r.accepted_at
+       r.acceptance_state, r.accepted_by, r.acceptance_reason, r.accepted_until, r.expires_at, r.accepted_at,
+       ${scoreUnknown('r')} AS score_unknown
 FROM judged r
 JOIN metric_assessments m ON m.snapshot_id = r.snapshot_id AND m.project_key = r.project_key AND m.assessment_id = r.assessment_id
 WHERE m.analyzed`;
@@ -197,25 +218,35 @@ function projectFiguresView(): string {
     'v',
     ['figure', 'value', 'numerator', 'denominator', 'service_value', 'excluded_assessments'],
     [
+      // A run whose score is unknown (a.unscored) makes the figures built on scores unknown: it may
+      // have succeeded, and may be the worst finding.
       figure('overall_asr', {
-        value: 'CASE WHEN a.evaluated > 0 THEN a.successful / a.evaluated END',
-        numerator: 'CAST(a.successful AS DOUBLE)',
-        denominator: 'CAST(a.evaluated AS DOUBLE)',
+        value: 'CASE WHEN a.unscored = 0 AND a.evaluated > 0 THEN a.successful / a.evaluated END',
+        numerator: 'CASE WHEN a.unscored = 0 THEN CAST(a.successful AS DOUBLE) END',
+        denominator: 'CASE WHEN a.unscored = 0 THEN CAST(a.evaluated AS DOUBLE) END',
         service_value: 'e.overall_asr',
         excluded_assessments: 'a.excluded_asr',
       }),
       figure('risk_score', {
-        value: `CASE WHEN a.evaluated IS NOT NULL THEN ${riskScore('coalesce(a.worst_rank, 0)', 'a.successful / nullif(a.evaluated, 0)')} END`,
+        value: `CASE WHEN a.evaluated IS NOT NULL AND a.unscored = 0 THEN ${riskScore('coalesce(a.worst_rank, 0)', 'a.successful / nullif(a.evaluated, 0)')} END`,
         service_value: 'e.overall_risk_score',
         excluded_assessments: 'a.excluded_asr',
       }),
       figure('avg_risk_score', {
-        value: 'round(a.avg_risk, 2)',
+        value: 'CASE WHEN a.unscored = 0 THEN round(a.avg_risk, 2) END',
         service_value: 'p.avg_risk_score',
         excluded_assessments: 'a.excluded_asr',
       }),
+      // A finding of unknown severity could be any level: every count by level is unknown.
       ...SEVERITIES.map((level) =>
-        figure(`findings_${level}`, counted(`f.sev_${level}`, serviceSeverity(level), 'a.excluded_findings')),
+        figure(
+          `findings_${level}`,
+          counted(
+            `CASE WHEN f.sev_unknown = 0 THEN f.sev_${level} END`,
+            serviceSeverity(level),
+            'a.excluded_findings',
+          ),
+        ),
       ),
       figure(
         'findings_total',
@@ -239,6 +270,7 @@ WITH p AS (
          CASE WHEN count(total_trials) = count(*) THEN sum(total_trials) END AS trials,
          sum(attacks_successful) FILTER (WHERE analyzed AND NOT asr_excluded) AS successful,
          sum(attacks_evaluated) FILTER (WHERE analyzed AND NOT asr_excluded) AS evaluated,
+         coalesce(sum(attacks_unscored) FILTER (WHERE analyzed AND NOT asr_excluded), 0) AS unscored,
          max(worst_rank) FILTER (WHERE analyzed AND NOT asr_excluded) AS worst_rank,
          list_avg(${sortedTerms('risk_score', 'analyzed AND NOT asr_excluded')}) AS avg_risk,
          coalesce(list(assessment_id ORDER BY assessment_id) FILTER (WHERE analyzed AND asr_excluded), []::VARCHAR[]) AS excluded_asr,
@@ -247,7 +279,10 @@ WITH p AS (
 ), f AS (
   SELECT snapshot_id, project_key,
          ${SEVERITIES.map((l) => `count(*) FILTER (WHERE counted AND severity = '${l}' AND finding_status <> 'false_positive') AS sev_${l}`).join(',\n         ')},
-         count(*) FILTER (WHERE counted AND severity IN (${SEVERITIES.map(quoteLiteral).join(', ')}) AND finding_status <> 'false_positive') AS sev_total,
+         count(*) FILTER (WHERE counted AND severity IS NULL AND finding_status <> 'false_positive') AS sev_unknown,
+         -- A finding of unknown severity is still a finding: the total counts it.
+         count(*) FILTER (WHERE counted AND (severity IN (${SEVERITIES.map(quoteLiteral).join(', ')}) OR severity IS NULL)
+                          AND finding_status <> 'false_positive') AS sev_total,
          count(*) FILTER (WHERE counted AND is_open) AS open
   FROM metric_findings GROUP BY ALL
 ), r AS (SELECT snapshot_id, project_key, count(*) AS reports FROM reports GROUP BY ALL)
@@ -398,9 +433,10 @@ FROM j`;
 
 /**
  * ASR per goal: attack runs of analyzed assessments pooled per (goal category, goal), the same attack
- * rule as overall_asr (a run with a best score counts; ≥ 0.5 succeeds), so a goal's figure and the
- * category figures rest on the same attacks. Evidence needs MIN_TRIALS_FOR_EVIDENCE known trials. The
- * service's GoalDetail.asr sits beside it as the cross-check.
+ * rule as overall_asr (a run with a best score counts; ≥ 0.5 succeeds; a run whose score is unknown
+ * makes the ASR unknown), so a goal's figure and the category figures rest on the same attacks.
+ * Evidence needs MIN_TRIALS_FOR_EVIDENCE known trials. The service's GoalDetail.asr sits beside it
+ * as the cross-check.
  */
 const METRIC_GOAL_ASR = `
 CREATE OR REPLACE VIEW metric_goal_asr AS
@@ -413,7 +449,8 @@ WITH x AS (
          count(*) FILTER (WHERE r.best_score >= 0.5) AS successful_attacks,
          count(r.best_score) AS total_attacks,
          CASE WHEN count(r.total_trials) = count(*) THEN sum(r.total_trials) END AS total_trials,
-         max(r.best_score) AS best_score
+         max(r.best_score) AS best_score,
+         count(*) FILTER (WHERE ${scoreUnknown('r')}) AS unscored_attacks
   FROM attack_runs r
   JOIN metric_assessments m ON m.snapshot_id = r.snapshot_id AND m.project_key = r.project_key AND m.assessment_id = r.assessment_id
   WHERE m.analyzed AND NOT m.asr_excluded
@@ -422,7 +459,7 @@ WITH x AS (
   SELECT snapshot_id, project_key, goal_category, goal, any_value(asr) AS asr, any_value(total_trials) AS total_trials
   FROM goals GROUP BY ALL
 )
-SELECT g.*, CASE WHEN g.total_attacks > 0 THEN g.successful_attacks / g.total_attacks END AS asr,
+SELECT g.* EXCLUDE (unscored_attacks), CASE WHEN g.unscored_attacks = 0 AND g.total_attacks > 0 THEN g.successful_attacks / g.total_attacks END AS asr,
        CASE WHEN g.total_attacks > 0 AND g.total_trials >= ${MIN_TRIALS_FOR_EVIDENCE} THEN 'measured'
             ELSE 'insufficient_evidence' END AS evidence,
        svc.asr AS service_asr, svc.total_trials AS service_total_trials,
@@ -435,8 +472,9 @@ LEFT JOIN x ON x.snapshot_id = g.snapshot_id AND x.project_key = g.project_key`;
 /**
  * Risk by domain (the service's executive_summary.risk_by_domain, recomputed): per risk_domain of the
  * attack runs of analyzed assessments, findings by current severity with false positives left out
- * (metric_findings' definition, findings warnings honoured) and the pooled ASR and max best score
- * (ASR warnings honoured); assessments affected are those with a successful attack in the domain,
+ * (metric_findings' definition, findings warnings honoured; unknown while one has an unknown
+ * severity) and the pooled ASR and max best score (ASR warnings honoured; unknown while a run's score
+ * is); assessments affected are those with a successful attack in the domain,
  * as the service counts them. A run without a risk_domain belongs to no domain, as in the service's table.
  * The service's row sits beside it (service_*), the cross-check.
  */
@@ -444,7 +482,7 @@ const METRIC_RISK_BY_DOMAIN = `
 CREATE OR REPLACE VIEW metric_risk_by_domain AS
 WITH runs AS (
   SELECT r.snapshot_id, m.org, m.workspace, r.project_id, r.project_key, r.risk_domain AS domain, r.assessment_id,
-         r.goal_category, r.best_score, f.severity, f.finding_status,
+         r.goal_category, r.best_score, f.severity, f.finding_status, f.score_unknown,
          NOT m.findings_excluded AND f.finding_status <> 'false_positive' AS is_finding,
          NOT m.asr_excluded AS asr_counted
   FROM attack_runs r
@@ -460,20 +498,28 @@ WITH runs AS (
          coalesce(list(DISTINCT goal_category ORDER BY goal_category) FILTER (WHERE goal_category IS NOT NULL), []::VARCHAR[]) AS categories,
          coalesce(list(DISTINCT assessment_id ORDER BY assessment_id) FILTER (WHERE asr_counted AND best_score >= 0.5),
                   []::VARCHAR[]) AS assessments_affected,
-         count(*) FILTER (WHERE is_finding AND severity = 'critical') AS critical_findings,
-         count(*) FILTER (WHERE is_finding AND severity = 'high') AS high_findings,
-         count(*) FILTER (WHERE is_finding AND severity = 'medium') AS medium_findings,
+         -- A finding of unknown severity makes the counts by level unknown; a run whose score is
+         -- unknown, the ASR and the max score (as in metric_project_figures).
+         CASE WHEN count(*) FILTER (WHERE is_finding AND severity IS NULL) = 0
+              THEN count(*) FILTER (WHERE is_finding AND severity = 'critical') END AS critical_findings,
+         CASE WHEN count(*) FILTER (WHERE is_finding AND severity IS NULL) = 0
+              THEN count(*) FILTER (WHERE is_finding AND severity = 'high') END AS high_findings,
+         CASE WHEN count(*) FILTER (WHERE is_finding AND severity IS NULL) = 0
+              THEN count(*) FILTER (WHERE is_finding AND severity = 'medium') END AS medium_findings,
          count(*) FILTER (WHERE is_finding) AS total_findings,
          count(*) FILTER (WHERE asr_counted AND best_score >= 0.5) AS successful_attacks,
          count(best_score) FILTER (WHERE asr_counted) AS total_attacks,
-         max(best_score) FILTER (WHERE asr_counted) AS max_score,
+         CASE WHEN count(*) FILTER (WHERE asr_counted AND score_unknown) = 0
+              THEN max(best_score) FILTER (WHERE asr_counted) END AS max_score,
+         count(*) FILTER (WHERE asr_counted AND score_unknown) AS unscored_attacks,
          count(*) AS raw_findings
   FROM runs GROUP BY ALL
 ), svc AS (
   SELECT * FROM risk_by_domain
   QUALIFY row_number() OVER (PARTITION BY snapshot_id, project_key, domain ORDER BY ordinal) = 1
 )
-SELECT d.* EXCLUDE (raw_findings), CASE WHEN d.total_attacks > 0 THEN d.successful_attacks / d.total_attacks END AS avg_asr,
+SELECT d.* EXCLUDE (raw_findings, unscored_attacks),
+       CASE WHEN d.unscored_attacks = 0 AND d.total_attacks > 0 THEN d.successful_attacks / d.total_attacks END AS avg_asr,
        d.raw_findings, svc.critical_findings AS service_critical_findings, svc.high_findings AS service_high_findings,
        svc.medium_findings AS service_medium_findings, svc.total_findings AS service_total_findings,
        svc.avg_asr AS service_avg_asr, svc.max_score AS service_max_score, coalesce(x.ids, []::VARCHAR[]) AS excluded_assessments
@@ -486,8 +532,8 @@ const METRIC_TREND = `
 CREATE OR REPLACE VIEW metric_trend AS
 SELECT snapshot_id, org, workspace, project_id, project_key, assessment_id, assessment_name, status, created_at AS date,
        CASE WHEN NOT asr_excluded THEN asr END AS asr,
-       CASE WHEN NOT asr_excluded THEN attacks_successful END AS successful_attacks,
-       CASE WHEN NOT asr_excluded THEN attacks_evaluated END AS evaluated_attacks,
+       CASE WHEN NOT asr_excluded AND attacks_unscored = 0 THEN attacks_successful END AS successful_attacks,
+       CASE WHEN NOT asr_excluded AND attacks_unscored = 0 THEN attacks_evaluated END AS evaluated_attacks,
        CASE WHEN NOT asr_excluded THEN risk_score END AS risk_score,
        service_overall_asr, asr_excluded AS excluded
 FROM metric_assessments WHERE analyzed`;
@@ -535,10 +581,22 @@ SELECT e.snapshot_id, s.org, s.workspace, e.project_id, e.project_key, e.evaluat
        e.analytics_pass_rate AS service_pass_rate
 FROM evaluation_jobs e JOIN snapshots s ON s.snapshot_id = e.snapshot_id`;
 
-/** Raw (untriaged) severity counts, the basis the service's own totals use. */
+/**
+ * Raw (untriaged) severity counts, the basis the service's own totals use, and how many runs have an
+ * unknown score (each count by level is then unknown, the total not).
+ */
 const RAW_FINDINGS = `SELECT snapshot_id, project_key,
-  ${SEVERITIES.map((l) => `count(*) FILTER (WHERE scored_severity = '${l}') AS ${l}`).join(', ')}, count(*) AS total
+  ${SEVERITIES.map((l) => `count(*) FILTER (WHERE scored_severity = '${l}') AS ${l}`).join(', ')}, count(*) AS total,
+  count(*) FILTER (WHERE score_unknown) AS unscored
   FROM metric_findings GROUP BY ALL`;
+
+/** The figures a run whose score is unknown makes unknown (metric_project_figures). */
+const SCORE_FIGURES = [
+  'overall_asr',
+  'risk_score',
+  'avg_risk_score',
+  ...SEVERITIES.map((l) => `findings_${l}`),
+];
 
 /** Service totals checked against a project figure: figure, check name, tolerance, raw severity column. */
 const FIGURE_CHECKS: readonly (readonly [string, string, number, string | null])[] = [
@@ -609,6 +667,8 @@ function consistencyView(): string {
     },
   ]);
   const rawColumn = `CASE c.raw_level ${[...SEVERITIES, 'total'].map((l) => `WHEN '${l}' THEN r.${l}`).join(' ')} END`;
+  // A check of a figure built on scores, while a run's score is unknown.
+  const unscored = `coalesce(r.unscored, 0) > 0 AND c.figure IN (${SCORE_FIGURES.map(quoteLiteral).join(', ')})`;
   return `
 CREATE OR REPLACE VIEW metric_consistency AS
 WITH raw AS (${RAW_FINDINGS}),
@@ -635,9 +695,15 @@ analyzed_domains AS (
 ),
 checks AS (
   SELECT f.snapshot_id, f.org, f.workspace, f.project_id, f.project_key, c.check_name, f.service_value,
-         CASE WHEN len(f.excluded_assessments) = 0
+         CASE WHEN len(f.excluded_assessments) = 0 AND NOT (${unscored})
               THEN CASE WHEN c.raw_level IS NULL THEN f.value ELSE CAST(coalesce(${rawColumn}, 0) AS DOUBLE) END END AS recomputed_value,
-         CAST(c.tolerance AS DOUBLE) AS tolerance, NULL::VARCHAR AS detail, f.excluded_assessments
+         CAST(c.tolerance AS DOUBLE) AS tolerance,
+         -- Said only when not compared (a detail beside two known values reads as a disagreement).
+         CASE WHEN len(f.excluded_assessments) = 0 AND ${unscored} THEN 'the recomputation is unknown: '
+           || r.unscored || CASE WHEN r.unscored = 1 THEN ' attack run lacks its required best_score, so its'
+                                 ELSE ' attack runs lack their required best_score, so their' END
+           || ' severity and success are unknown' END AS detail,
+         f.excluded_assessments
   FROM metric_project_figures f
   JOIN (VALUES ${figureChecks}) c(figure, check_name, tolerance, raw_level) ON c.figure = f.figure
   -- Joined for every check (its value is read only where raw_level is set): a condition on c alone in

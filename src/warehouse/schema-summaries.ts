@@ -82,6 +82,12 @@ export const ATTACK_RUNS: TableDef = projectTable(
     api('total_trials', 'BIGINT'),
     api('risk_domain', 'VARCHAR'),
     ORDINAL,
+    /**
+     * The run's required best_score was absent, or not a number: `best_score` is NULL for want of
+     * the value (unknown), not the spec's null (a run without a finished trial). NULL on rows loaded
+     * before schema 17, which read as before (a NULL best_score is a run without a finished trial).
+     */
+    ctx('best_score_unknown', 'BOOLEAN'),
   ],
 );
 

@@ -1,6 +1,7 @@
 /**
- * Lookups every layer above the warehouse needs: which snapshots and projects a database holds, the
- * previous snapshot of a workspace, analytics-warning exclusions, and a parameter-bound row reader.
+ * Lookups every layer above the warehouse needs: which snapshots and projects a database holds (and
+ * which projects a partial snapshot lacks), the previous snapshot of a workspace, analytics-warning
+ * exclusions and attack runs of unknown score, and a parameter-bound row reader.
  * The diff, the reports and the gates all read them from here (they were the diff's internals, which
  * made the pipeline and the reports import the diff for database helpers).
  */
@@ -22,7 +23,11 @@ export interface ProjectRef {
   name: string | null;
 }
 
-/** An assessment slice left out because an analytics warning marks it erroneous. */
+/**
+ * An assessment slice left out because an analytics warning marks it erroneous; or (field
+ * UNKNOWN_SCORE_FIELD) an assessment whose attack runs lack their required best_score: those
+ * findings' severity is unknown, so no count by severity (nor of new or regressed findings) holds them.
+ */
 export interface SliceExclusion {
   assessment_id: string;
   field: string;
@@ -147,7 +152,15 @@ export function projectParams(snapshotId: string, project: ProjectRef): SqlValue
   return [snapshotId, project.key, project.id];
 }
 
-/** Analytics-warning exclusions of a project's assessments in one snapshot, for the given slices. */
+/** The field of a SliceExclusion that stands for attack runs whose score is unknown. */
+export const UNKNOWN_SCORE_FIELD = 'best_score';
+
+/**
+ * Analytics-warning exclusions of a project's assessments in one snapshot, for the given slices. When
+ * `attack_runs` is among them, also each analyzed assessment (metric_findings) with attack runs whose
+ * score is unknown (field UNKNOWN_SCORE_FIELD): their severity is unknown, so a count of findings by
+ * severity, or of new and regressed ones, leaves them out and must say so.
+ */
 export async function sliceExclusions(
   conn: DuckDBConnection,
   snapshotId: string,
@@ -156,16 +169,113 @@ export async function sliceExclusions(
 ): Promise<SliceExclusion[]> {
   if (slices.length === 0) return [];
   const placeholders = slices.map((_, index) => `$${index + 4}`).join(', ');
+  const unscored = slices.includes('attack_runs')
+    ? `UNION ALL
+       SELECT assessment_id, '${UNKNOWN_SCORE_FIELD}', count(*) || CASE WHEN count(*) = 1
+                THEN ' attack run lacks its required best_score: its severity is unknown'
+                ELSE ' attack runs lack their required best_score: their severity is unknown' END, 0
+       FROM metric_findings WHERE snapshot_id = $1 AND ${PROJECT_MATCH} AND score_unknown
+       GROUP BY assessment_id`
+    : '';
   const rows = await queryRows(
     conn,
-    `SELECT assessment_id, slice, coalesce(reason, '') AS reason FROM analytics_warnings
-     WHERE snapshot_id = $1 AND ${PROJECT_MATCH} AND slice IN (${placeholders})
-     ORDER BY assessment_id, slice, ordinal`,
+    `SELECT assessment_id, slice, reason FROM (
+       SELECT assessment_id, slice, coalesce(reason, '') AS reason, ordinal FROM analytics_warnings
+       WHERE snapshot_id = $1 AND ${PROJECT_MATCH} AND slice IN (${placeholders})
+       ${unscored}
+     ) ORDER BY assessment_id, slice, ordinal`,
     [...projectParams(snapshotId, project), ...slices],
   );
   return rows.map((row) => ({
     assessment_id: String(row.assessment_id),
     field: String(row.slice),
     reason: String(row.reason),
+  }));
+}
+
+/** A request of a snapshot that failed for good (its manifest's failed_requests entry). */
+export interface FailedRequestRef {
+  method: string;
+  path: string;
+  /** HTTP status, null when no response came (a network error or timeout). */
+  status: number | null;
+  error: string;
+}
+
+/**
+ * A project a partial snapshot lists but holds no summary of, because the request for it failed: the
+ * snapshot says nothing about its assessments or findings (unknown, not none).
+ */
+export interface ProjectWithoutSummary extends ProjectRef {
+  /** The snapshot's failed requests for this project. */
+  failed_requests: FailedRequestRef[];
+}
+
+/**
+ * Projects of a snapshot whose summary request failed (manifest status `failed`), by key; not one whose
+ * summary the snapshot holds under another key (a project is listed by its slug and, found in
+ * evaluation jobs, by its UUID: one request may fail and the other not).
+ */
+export async function projectsWithoutSummary(
+  conn: DuckDBConnection,
+  snapshotId: string,
+): Promise<ProjectWithoutSummary[]> {
+  const rows = await queryRows(
+    conn,
+    `SELECT p.project_key, p.project_id, p.requested_key, s.failed_requests::VARCHAR AS failed_requests
+     FROM projects p JOIN snapshots s ON s.snapshot_id = p.snapshot_id
+     WHERE p.snapshot_id = $1 AND p.manifest_status = 'failed'
+       AND NOT EXISTS (SELECT 1 FROM projects o WHERE o.snapshot_id = p.snapshot_id AND o.manifest_status = 'ok'
+                       AND (o.project_key = p.project_key OR o.project_id = p.project_id
+                            OR o.requested_key = p.requested_key))
+     ORDER BY p.project_key, p.project_id`,
+    [snapshotId],
+  );
+  return rows.map((row) => {
+    const names = new Set([row.project_key, row.project_id, row.requested_key].filter((n) => n !== null));
+    return {
+      key: String(row.project_key ?? row.project_id),
+      id: text(row.project_id),
+      name: null,
+      failed_requests: failedRequests(row.failed_requests)
+        .filter((request) => request.project !== undefined && names.has(request.project))
+        .map(({ method, path, status, error }) => ({ method, path, status, error })),
+    };
+  });
+}
+
+/** The failed_requests JSON of a snapshots row, each with the project it names (if any). */
+function failedRequests(json: unknown): (FailedRequestRef & { project?: string })[] {
+  let parsed: unknown;
+  try {
+    parsed = typeof json === 'string' ? JSON.parse(json) : null;
+  } catch {
+    parsed = null;
+  }
+  if (!Array.isArray(parsed)) return [];
+  return parsed.map((entry: Record<string, unknown>) => ({
+    method: text(entry.method) ?? '?',
+    path: text(entry.path) ?? '?',
+    status: num(entry.status),
+    error: text(entry.error) ?? 'unknown error',
+    ...(typeof entry.project === 'string' ? { project: entry.project } : {}),
+  }));
+}
+
+/** Every request of a snapshot that failed for good, in its manifest's order. */
+export async function partialSnapshotFailures(
+  conn: DuckDBConnection,
+  snapshotId: string,
+): Promise<FailedRequestRef[]> {
+  const rows = await queryRows(
+    conn,
+    'SELECT failed_requests::VARCHAR AS failed_requests FROM snapshots WHERE snapshot_id = $1',
+    [snapshotId],
+  );
+  return failedRequests(rows[0]?.failed_requests).map(({ method, path, status, error }) => ({
+    method,
+    path,
+    status,
+    error,
   }));
 }
