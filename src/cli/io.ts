@@ -16,6 +16,8 @@ export interface CliIO {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   stderrIsTTY: boolean;
+  /** Whether stdout is a terminal (data shown there, not kept): unset means not. */
+  stdoutIsTTY?: boolean;
   /** Aborted on SIGINT/SIGTERM; long work stops cleanly and keeps what it can resume from. */
   signal: AbortSignal;
 }
@@ -28,6 +30,7 @@ export function processIO(signal: AbortSignal = new AbortController().signal): C
     env: process.env,
     cwd: process.cwd(),
     stderrIsTTY: Boolean(process.stderr.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
     signal,
   };
 }

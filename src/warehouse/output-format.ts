@@ -9,7 +9,10 @@
  *   table, inject HTML or become a link. No rows: "(0 rows)" below.
  * - table (terminal): control and bidi characters shown as \u escapes (no terminal escape sequences),
  *   long cells cut.
- * - json / ndjson: exact values; JSON columns embedded as JSON.
+ * - json / ndjson: exact values; JSON columns embedded as JSON. DEL, C1, bidi and invisible characters
+ *   are written as `\uXXXX` (C0 ones JSON escapes itself): the same values to a parser, nothing that
+ *   acts on a terminal or reorders text when the file is shown.
+ * - csv to a terminal (FormatOptions.terminal): control, bidi and invisible characters shown as \u{…}.
  *
  * Every format is written row batch by row batch (`writeResult`), so a million rows take the memory
  * of one batch. Streamed, the table format sizes its columns from the first batches holding at least
@@ -17,7 +20,7 @@
  * (smaller results, and formatResult's in-memory ones, are aligned exactly).
  */
 import { csvText, neutralizeCsvFormula } from '../csv-text.js';
-import { escapeMarkdownCell, neutralizeControls } from '../text-safety.js';
+import { escapeMarkdownCell, neutralizeControls, terminalSafeJson } from '../text-safety.js';
 import type { QueryColumn, QueryResult, QueryStream } from './query.js';
 
 // The Markdown cell rule is shared with the diff; re-exported for existing importers.
@@ -34,6 +37,11 @@ export interface FormatOptions {
   raw?: boolean;
   /** Table: longest cell shown, in characters (default 60). */
   maxCellWidth?: number;
+  /**
+   * The output is a terminal: CSV cells show control, bidi and invisible characters as `\u{…}` (an
+   * ESC from the data would otherwise reach the terminal as an escape sequence). Files keep the data.
+   */
+  terminal?: boolean;
 }
 
 /** A cell as plain text: strings as is, lists/objects as JSON, null as empty. */
@@ -89,7 +97,8 @@ interface FormatWriter {
 }
 
 function csvWriter(columns: readonly QueryColumn[], options: FormatOptions): FormatWriter {
-  const neutralize = (text: string): string => (options.raw ? text : neutralizeCsvCell(text));
+  const shown = (text: string): string => (options.terminal ? neutralizeControls(text) : text);
+  const neutralize = (text: string): string => shown(options.raw ? text : neutralizeCsvCell(text));
   let header: string | null = csvText([columns.map((c) => neutralize(c.name))]);
   const take = (): string => {
     const text = header ?? '';
@@ -115,7 +124,7 @@ function jsonWriter(columns: readonly QueryColumn[]): FormatWriter {
     rows: (batch) =>
       toObjects(columns, batch)
         .map((object) => {
-          const item = JSON.stringify(object, null, 2).replace(/\n/gu, '\n  ');
+          const item = terminalSafeJson(object, 2).replace(/\n/gu, '\n  ');
           count += 1;
           return `${count === 1 ? '[\n' : ',\n'}  ${item}`;
         })
@@ -128,7 +137,7 @@ function ndjsonWriter(columns: readonly QueryColumn[]): FormatWriter {
   return {
     rows: (batch) =>
       toObjects(columns, batch)
-        .map((object) => `${JSON.stringify(object)}\n`)
+        .map((object) => `${terminalSafeJson(object, 0)}\n`)
         .join(''),
     end: () => '',
   };

@@ -49,7 +49,8 @@ export const queryCommand = defineCommand<QueryArgs>({
     // Refused before the query runs, so a bad --out costs nothing.
     if (target !== undefined) await checkOutputFile(target);
     const named = args.sql.startsWith('@') ? await readNamedQuery(args.sql.slice(1)) : null;
-    const options = { raw: args.raw ?? false };
+    // CSV shown on a terminal shows control characters as escapes; a file (or pipe) gets the data.
+    const options = { raw: args.raw ?? false, terminal: target === undefined && io.stdoutIsTTY === true };
     // Rows stream from DuckDB to the output a batch at a time: a million rows in bounded memory.
     await streamQuery(
       path.resolve(io.cwd, args.db),
