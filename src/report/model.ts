@@ -340,6 +340,24 @@ export interface ChangedFinding {
   reasons: string[];
 }
 
+/** Findings of unknown severity the "Since last snapshot" counts leave out (see the diff's `not_comparable`). */
+export interface NotComparableFindings {
+  total: number;
+  /** How many have an unknown severity in the previous snapshot only, in the report's only, in both. */
+  unknownIn: { previous: number; current: number; both: number };
+  /** Assessments (ids, sorted) with attack runs lacking best_score in either snapshot. */
+  assessments: string[];
+}
+
+/** A project the comparison could not cover: a partial snapshot holds no summary of it. */
+export interface NotComparedProject {
+  /** The snapshot without the project's summary, and which of the two it is. */
+  snapshotId: string;
+  side: 'previous' | 'current';
+  /** That snapshot's failed requests for the project. */
+  failedRequests: { method: string; path: string; status: number | null }[];
+}
+
 /** The executive report's "Since last snapshot" section: the project's diff against its previous snapshot. */
 export interface SinceLastSnapshot {
   previous: SnapshotPoint;
@@ -351,6 +369,18 @@ export interface SinceLastSnapshot {
   changedFindingsTotal: number;
   /** Assessments whose attack runs an analytics warning excluded: their findings are in no count. */
   unknownFindingAssessments: string[];
+  /**
+   * Findings the diff could not compare: open with an unknown severity in either snapshot (the attack
+   * run lacks its required best_score and no triage set one), so in none of `counts`. Absent in
+   * hand-built models (none).
+   */
+  notComparable?: NotComparableFindings;
+  /**
+   * Set when the project was not compared at all: one snapshot is partial and holds no summary of it
+   * (its request failed). `counts` are then 0 because nothing was compared, not because nothing
+   * changed, and the metric changes are unknown. Absent or null when it was compared.
+   */
+  notCompared?: NotComparedProject | null;
   overallAsr: MetricChange;
   /** Risk score 0–10. */
   riskScore: MetricChange;

@@ -5,14 +5,30 @@
  * model-sql/since-last-snapshot.ts.
  *
  * Unknown figures stay null (shown as "—"), never 0. Coverage arrives from the diff as a percent and
- * is stored here as a fraction, like every other coverage figure in the report models.
+ * is stored here as a fraction, like every other coverage figure in the report models. What the counts
+ * cannot hold is carried beside them: the findings the diff could not compare (severity unknown: the
+ * attack run lacks its best_score) and, when a partial snapshot holds no summary of the project, that
+ * the project was not compared at all (its counts are then 0 by absence, not by change).
  */
-import type { DiffSnapshotRef, ProjectDiff } from '../diff/diff-report.js';
+import type {
+  DataQualityNote,
+  DiffSnapshotRef,
+  ExclusionNote,
+  MissingSummaryNote,
+  ProjectDiff,
+} from '../diff/diff-report.js';
 import { worstFirst, type FindingRecord } from '../diff/finding-lifecycle.js';
 import type { MetricDelta, MetricGroup } from '../diff/metric-deltas.js';
 import type { SchemaDriftChange } from '../diff/schema-drift-diff.js';
 import { compareFrameworkKeys, frameworkTitle } from '../taxonomy/frameworks.js';
-import type { ChangedFinding, MetricChange, SinceLastSnapshot } from './model.js';
+import { UNKNOWN_SCORE_FIELD } from '../warehouse/snapshot-lookup.js';
+import type {
+  ChangedFinding,
+  MetricChange,
+  NotComparableFindings,
+  NotComparedProject,
+  SinceLastSnapshot,
+} from './model.js';
 
 /** New and regressed findings listed in the section; the full lists are in the run's diff.md. */
 export const CHANGED_FINDINGS_SHOWN = 10;
@@ -47,6 +63,8 @@ export function sinceLastSnapshotSection(input: SinceLastSnapshotInput): SinceLa
     changedFindings: changed.slice(0, CHANGED_FINDINGS_SHOWN),
     changedFindingsTotal: changed.length,
     unknownFindingAssessments: [...new Set(project.excluded.map((entry) => entry.assessment_id))].sort(),
+    notComparable: notComparable(project),
+    notCompared: notCompared(project),
     overallAsr: overall('overall_asr'),
     riskScore: overall('risk_score'),
     categoryAsr: categories.slice(0, CATEGORY_CHANGES_SHOWN),
@@ -101,6 +119,40 @@ function changedFindings(project: ProjectDiff): ChangedFinding[] {
     })),
   ];
   return rows.sort((a, b) => worstFirst(a.order, b.order)).map((entry) => entry.row);
+}
+
+/** The findings of unknown severity on a side, which no count holds, and where their runs are. */
+function notComparable(project: ProjectDiff): NotComparableFindings {
+  const unknownIn = { previous: 0, current: 0, both: 0 };
+  for (const pair of project.findings.not_comparable) {
+    unknownIn[pair.unknown_in === 'from' ? 'previous' : pair.unknown_in === 'to' ? 'current' : 'both'] += 1;
+  }
+  const assessments = project.data_quality
+    .filter((note): note is ExclusionNote => !isMissingSummary(note) && note.field === UNKNOWN_SCORE_FIELD)
+    .flatMap((note) => note.assessment_ids);
+  return {
+    total: project.findings.not_comparable.length,
+    unknownIn,
+    assessments: [...new Set(assessments)].sort(),
+  };
+}
+
+/** Why the project was not compared (the snapshot without its summary), or null when it was. */
+function notCompared(project: ProjectDiff): NotComparedProject | null {
+  if (project.compared) return null;
+  const note = project.data_quality.find(isMissingSummary);
+  // The diff marks a project not compared only with the note that says why; never invent a reason.
+  if (note === undefined)
+    throw new Error(`the diff marks project ${project.project} not compared without a reason`);
+  return {
+    snapshotId: note.snapshot_id,
+    side: note.side === 'from' ? 'previous' : 'current',
+    failedRequests: note.failed_requests.map(({ method, path, status }) => ({ method, path, status })),
+  };
+}
+
+function isMissingSummary(note: DataQualityNote): note is MissingSummaryNote {
+  return 'kind' in note && note.kind === 'summary_missing';
 }
 
 function metrics(all: readonly MetricDelta[], group: MetricGroup): MetricChange[] {

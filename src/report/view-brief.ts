@@ -6,6 +6,7 @@
  */
 import type { ExecutiveModel, FrameworkCoverage, TopFinding } from './model.js';
 import type { Escaped } from './output-context.js';
+import { notComparableView, notComparedView } from './view-since-last-snapshot.js';
 import { riskClass, severityClass, type ViewText } from './view-text.js';
 
 /** A framework's light: a word first (colour is never the only carrier), then a CSS class. */
@@ -98,6 +99,9 @@ export function briefView(model: ExecutiveModel, text: ViewText) {
             regressed: since.counts.regressed,
             resolved: since.counts.resolved,
             previous: text.code(since.previous.snapshotId),
+            // What the counts cannot say: the project not compared (partial snapshot), findings not comparable.
+            notCompared: notComparedView(since.notCompared, text),
+            notComparable: notComparableView(since.notComparable, text),
           },
     fixFirst: fixFirst(model.topFindings).map((finding) => ({
       severity: text.label(finding.severity),

@@ -1,7 +1,9 @@
 /**
  * The "Since last snapshot" part of the executive template view (see view.ts): figures formatted as
  * our own ASCII text, data text (attack names, categories, goals, snapshot ids, keys) shaped and
- * escaped for the output format. Unknown values are "—", never 0.
+ * escaped for the output format. Unknown values are "—", never 0. Findings the diff could not compare
+ * (severity unknown) and a project it did not compare (a partial snapshot lacks it) are said in words,
+ * so zero counts never read as "nothing changed" when the change is unknown.
  */
 import {
   changeDigits,
@@ -11,7 +13,7 @@ import {
   formatPercent,
   formatSignedDecimal,
 } from './format.js';
-import type { MetricChange, SinceLastSnapshot } from './model.js';
+import type { MetricChange, NotComparableFindings, NotComparedProject, SinceLastSnapshot } from './model.js';
 import { Escaped } from './output-context.js';
 import { severityClass, type ViewText } from './view-text.js';
 
@@ -78,6 +80,51 @@ function keyList(text: ViewText, keys: readonly string[]): Escaped | null {
   return keys.length === 0 ? null : new Escaped(keys.map((key) => text.code(key).value).join(', '));
 }
 
+/** Which snapshot of the comparison, in our words. */
+const SIDE_WORDS = { previous: 'the previous snapshot', current: "this report's snapshot" } as const;
+
+/**
+ * Why the project was not compared, for the section and the brief: the partial snapshot (as code), in
+ * words which one it is, and its failed requests (`GET /path` as code, then `(HTTP 500)`). Null when
+ * the project was compared.
+ */
+export function notComparedView(notCompared: NotComparedProject | null | undefined, text: ViewText) {
+  if (notCompared === null || notCompared === undefined) return null;
+  const { context } = text;
+  const requests = notCompared.failedRequests.map(
+    (request) =>
+      `${text.code(`${request.method} ${request.path}`).value} ` +
+      context.own(request.status === null ? '(no response)' : `(HTTP ${request.status})`),
+  );
+  return {
+    snapshotId: text.code(notCompared.snapshotId),
+    side: new Escaped(context.own(SIDE_WORDS[notCompared.side])),
+    failedRequests: requests.length === 0 ? null : new Escaped(requests.join(', ')),
+  };
+}
+
+/**
+ * The findings no count holds because their severity is unknown: how many, where (in our words) and
+ * the assessments with such runs. Null when there are none (or the model does not say).
+ */
+export function notComparableView(notComparable: NotComparableFindings | undefined, text: ViewText) {
+  if (notComparable === undefined || notComparable.total === 0) return null;
+  const { previous, current, both } = notComparable.unknownIn;
+  const where =
+    previous === notComparable.total
+      ? 'in the previous snapshot'
+      : current === notComparable.total
+        ? `in ${SIDE_WORDS.current}`
+        : both === notComparable.total
+          ? 'in both snapshots'
+          : 'in one snapshot or both';
+  return {
+    count: notComparable.total,
+    where: new Escaped(text.context.own(where)),
+    assessments: keyList(text, notComparable.assessments),
+  };
+}
+
 /** The section's view, or null when the model has none (no previous snapshot: nothing is shown). */
 export function sinceLastSnapshotView(section: SinceLastSnapshot | null | undefined, text: ViewText) {
   if (section === null || section === undefined) return null;
@@ -92,6 +139,8 @@ export function sinceLastSnapshotView(section: SinceLastSnapshot | null | undefi
       fetchedAt: formatDateTime(section.current.fetchedAt),
     },
     counts,
+    notCompared: notComparedView(section.notCompared, text),
+    notComparable: notComparableView(section.notComparable, text),
     changedFindings: section.changedFindings.map((finding) => ({
       change: finding.change,
       severity: text.label(finding.severity),

@@ -4,18 +4,16 @@
  * a complete snapshot names the partial snapshot and the project whose data is missing, in Markdown
  * and in JSON (`partial_snapshots`, the project's `data_quality`), and counts none of its findings as
  * resolved (partial `to`) or new (partial `from`). Both snapshots are taken of the simulator on
- * 127.0.0.1 port 0; the failing answer comes from the fetch the snapshot is given.
+ * 127.0.0.1 port 0; the failing answer comes from the fetch the snapshot is given
+ * (test/helpers/partial-snapshot-pair.ts).
  */
 import path from 'node:path';
-import { fetch as undiciFetch, Response } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffJson, diffMarkdown, type SnapshotDiff } from '../../src/diff/diff-report.js';
 import { diffSnapshots } from '../../src/diff/snapshot-diff.js';
-import { startSimulator } from '../../src/simulator/index.js';
-import { takeSnapshot } from '../../src/snapshot/take-snapshot.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
-import { snapshotSimulator } from '../helpers/simulator-snapshot.js';
+import { takePartialSnapshotPair } from '../helpers/partial-snapshot-pair.js';
 import { tempDir } from '../warehouse/helpers.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -29,52 +27,11 @@ let failing: string;
 let failingId: string;
 let fetched: string;
 
-/** The summary request of the failing project, by key or by UUID (the snapshot asks for both). */
-const summaryPath = () => new RegExp(`/projects/(${failing}|${failingId})/summary$`, 'u');
-
 beforeAll(async () => {
   work = await tempDir('airt-partial-diff-');
-  const sim = await startSimulator({
-    seed: 5,
-    projects: 2,
-    scale: { assessmentsPerProject: 3, attacksPerAssessment: 4, trialsPerAttack: 6, evaluationJobs: 4 },
-  });
-  try {
-    const [first0, second0] = sim.truth.projects();
-    [failing, failingId, fetched] = [first0!.key, first0!.id, second0!.key];
-    const options = { out: path.join(work.dir, 'snapshots'), projects: [failing, fetched], trialsLimit: 5 };
-    const first = await snapshotSimulator(sim, options);
-    complete = { dir: first.dir, id: first.snapshotId };
-    const second = await takeSnapshot(
-      {
-        ...options,
-        baseUrl: sim.url,
-        org: sim.org,
-        workspace: sim.workspace,
-        token: sim.token,
-        retry: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 2 },
-      },
-      {
-        fetch: (input, init) => {
-          const url = new URL(
-            input instanceof URL ? input.href : typeof input === 'string' ? input : input.url,
-          );
-          if (!summaryPath().test(url.pathname)) return undiciFetch(input, init);
-          const body = JSON.stringify({
-            code: 500,
-            detail: 'summary store down',
-            type: 'internal_server_error',
-          });
-          return Promise.resolve(
-            new Response(body, { status: 500, headers: { 'content-type': 'application/json' } }),
-          );
-        },
-      },
-    );
-    partial = { dir: second.dir, id: second.snapshotId, status: second.manifest.status };
-  } finally {
-    await sim.close();
-  }
+  ({ complete, partial, failing, failingId, fetched } = await takePartialSnapshotPair(
+    path.join(work.dir, 'snapshots'),
+  ));
   const db = path.join(work.dir, 'w.duckdb');
   await loadSnapshots(db, [complete.dir, partial.dir]);
   warehouse = await openWarehouse(db, { readOnly: true });

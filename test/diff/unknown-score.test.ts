@@ -8,7 +8,7 @@
  * severity are unknown (NULL, "—", "unknown") in the warehouse, the diff, the executive JSON and the
  * gates, and which findings can be scored is recomputed here from the raw JSON, without the warehouse.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,12 +20,11 @@ import { warehouseMetricProvider } from '../../src/pipeline/warehouse-metrics.js
 import { buildModel } from '../../src/report/build-model.js';
 import { renderReportJson } from '../../src/report/json-report.js';
 import { renderMarkdown } from '../../src/report/render.js';
-import { startSimulator } from '../../src/simulator/index.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
-import { snapshotSimulator } from '../helpers/simulator-snapshot.js';
+import { takeUnscoredSnapshotPair } from '../helpers/unscored-snapshot-pair.js';
 import { recomputeFromRaw } from '../metrics/raw-recompute.js';
-import { reseal, tempDir } from '../warehouse/helpers.js';
+import { tempDir } from '../warehouse/helpers.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -70,32 +69,8 @@ async function rows(sql: string, params: string[]): Promise<Json[]> {
 
 beforeAll(async () => {
   work = await tempDir('airt-unknown-score-');
-  const sim = await startSimulator({
-    seed: 3,
-    projects: 2,
-    scale: { assessmentsPerProject: 3, attacksPerAssessment: 5, trialsPerAttack: 6, evaluationJobs: 4 },
-  });
-  try {
-    [tampered, control] = sim.truth.projects().map((p) => p.key) as [string, string];
-    const take = async () => {
-      const result = await snapshotSimulator(sim, {
-        out: path.join(work.dir, 'snapshots'),
-        projects: [tampered, control],
-        trialsLimit: 5,
-      });
-      return { dir: result.dir, id: result.snapshotId };
-    };
-    clean = await take();
-    renamed = await take();
-  } finally {
-    await sim.close();
-  }
   // What the user's proxy did: every "best_score": of one project's summary renamed, nothing else.
-  const file = path.join(renamed.dir, 'projects', tampered, 'summary.json');
-  const text = await readFile(file, 'utf8');
-  expect(text).toContain('"best_score":');
-  await writeFile(file, text.replaceAll('"best_score":', '"best_score_v2":'));
-  await reseal(renamed.dir);
+  ({ clean, renamed, tampered, control } = await takeUnscoredSnapshotPair(path.join(work.dir, 'snapshots')));
   const db = path.join(work.dir, 'w.duckdb');
   await loadSnapshots(db, [clean.dir, renamed.dir]);
   warehouse = await openWarehouse(db, { readOnly: true });

@@ -1,12 +1,21 @@
 /**
  * Two snapshots side by side: the `diff` command's own computation (src/diff), so the new, resolved
  * and regressed findings here are the ones `airt-report diff` and the gates see. Defaults: the two
- * newest snapshots.
+ * newest snapshots. What the diff cannot compare is shown, never left to read as "no change": a
+ * partial snapshot and the projects it holds no summary of (not compared), and the findings of
+ * unknown severity (their attack run lacks its required best_score) in their own table.
  */
-import type { SnapshotDiff } from '../../diff/diff-report.js';
-import type { FindingRecord } from '../../diff/finding-lifecycle.js';
+import type {
+  DataQualityNote,
+  MissingSummaryNote,
+  PartialSnapshot,
+  ProjectDiff,
+  SnapshotDiff,
+} from '../../diff/diff-report.js';
+import { knownSide, type FindingRecord, type NotComparableFinding } from '../../diff/finding-lifecycle.js';
 import { diffSnapshots } from '../../diff/snapshot-diff.js';
-import { asText, cellText, href, type Html, markup } from '../html.js';
+import type { FailedRequestRef } from '../../warehouse/snapshot-lookup.js';
+import { asText, cellText, href, type Html, markup, shortText } from '../html.js';
 import { tableHtml, type TableColumn, type ViewTable } from '../table.js';
 import { PAGE_TIME_LIMIT_MS, type Row } from '../viewer-database.js';
 import { csvHref, PageError, param, type PageContext, type PageResult } from './page.js';
@@ -71,7 +80,89 @@ function lifecycleTables(diff: SnapshotDiff): ViewTable[] {
         p.findings.resolved.map((f) => record(p.project, f.from, from, { reason: f.reason })),
       ),
     },
+    {
+      id: 'not_comparable',
+      caption: 'Findings not comparable (severity unknown)',
+      columns: columns([{ key: 'why', label: 'Why not comparable' }]),
+      rows: diff.projects.flatMap((p) =>
+        p.findings.not_comparable.map((pair) => notComparableRecord(p.project, pair, from, to)),
+      ),
+    },
   ];
+}
+
+/** Which snapshot of the comparison, in words. */
+const SIDE_WORDS = { from: 'the earlier snapshot', to: 'the later snapshot' } as const;
+
+/**
+ * A finding whose severity is unknown on a side, shown as last known (its page is that snapshot's),
+ * with its severity on each side and why it is unknown.
+ */
+function notComparableRecord(project: string, pair: NotComparableFinding, from: string, to: string): Row {
+  const shown = knownSide(pair);
+  const severity = (finding: FindingRecord | null): string =>
+    finding === null ? 'absent' : finding.severity;
+  const where = pair.unknown_in === 'both' ? 'both snapshots' : SIDE_WORDS[pair.unknown_in];
+  return record(project, shown, shown === pair.from ? from : to, {
+    why:
+      `severity ${severity(pair.from)} → ${severity(pair.to)}: unknown in ${where} ` +
+      '(the attack run lacks its required best_score and no triage set one)',
+  });
+}
+
+/** A failed request as `GET /path (HTTP 500)`; the path holds data (project keys), so it is shaped. */
+function requestText(request: FailedRequestRef): string {
+  return `${shortText(`${request.method} ${request.path}`)} (${request.status === null ? 'no response' : `HTTP ${request.status}`})`;
+}
+
+function isMissingSummary(note: DataQualityNote): note is MissingSummaryNote {
+  return 'kind' in note && note.kind === 'summary_missing';
+}
+
+/** A partial snapshot of the comparison: what failed, and the projects it lacks (not compared). */
+function partialSnapshotNote(partial: PartialSnapshot): Html {
+  const lacking = partial.projects_without_summary;
+  const failed = partial.failed_requests.length;
+  return markup`<p class="callout partial-snapshot">
+    <strong>Partial snapshot:</strong> ${partial.snapshot_id} (${SIDE_WORDS[partial.side]}) is partial:
+    ${failed} ${failed === 1 ? 'request' : 'requests'} failed for good, so what it lacks is not compared (never
+    counted as resolved or new).${
+      lacking.length === 0
+        ? ''
+        : markup` It holds no summary of ${lacking.length === 1 ? 'project' : 'projects'}
+          ${lacking.map((key, i) => markup`${i === 0 ? '' : ', '}${cellText(key)}`)}.`
+    }
+  </p>`;
+}
+
+/** One project's line: its counts, or why it was not compared. */
+function projectLine(p: ProjectDiff): Html {
+  if (!p.compared) {
+    const notes = p.data_quality.filter(isMissingSummary);
+    return markup`<li class="not-compared">
+      ${cellText(p.project)}: not compared.
+      ${notes.map(
+        (note) =>
+          markup`${note.snapshot_id} (${SIDE_WORDS[note.side]}) is partial and holds no summary of this
+          project${
+            note.failed_requests.length === 0
+              ? ''
+              : markup` (${note.failed_requests.map(requestText).join(', ')} failed)`
+          }.`,
+      )}
+      No finding of it is counted as new, resolved, regressed or persisting: what changed is unknown.
+    </li>`;
+  }
+  const unknown = p.counts.not_comparable;
+  return markup`<li>
+    ${cellText(p.project)}: ${p.counts.new} new, ${p.counts.regressed} regressed, ${p.counts.resolved}
+    resolved, ${p.counts.persisting} persisting${
+      unknown === 0
+        ? ''
+        : markup`; ${unknown} ${unknown === 1 ? 'finding' : 'findings'} not comparable (severity unknown:
+          the attack run lacks its required best_score), in none of these counts`
+    }
+  </li>`;
 }
 
 function snapshotSelect(name: string, label: string, ids: string[], current: string): Html {
@@ -101,18 +192,13 @@ export async function comparePage(context: PageContext): Promise<PageResult> {
     context.db.exclusive(PAGE_TIME_LIMIT_MS, (conn) => diffSnapshots(conn, { from, to })),
   );
   const tables = lifecycleTables(diff);
-  const counts = diff.projects.map(
-    (p) =>
-      markup`<li>
-        ${cellText(p.project)}: ${p.counts.new} new, ${p.counts.regressed} regressed, ${p.counts.resolved}
-        resolved, ${p.counts.persisting} persisting
-      </li>`,
-  );
+  const counts = diff.projects.map(projectLine);
   const body = markup`<form class="filters" method="get" action="/compare" aria-label="Snapshots to compare">
       ${snapshotSelect('from', 'Earlier snapshot', snapshots, from)}
       ${snapshotSelect('to', 'Later snapshot', snapshots, to)}
       <button type="submit">Compare</button>
     </form>
+    ${(diff.partial_snapshots ?? []).map(partialSnapshotNote)}
     <ul>
       ${counts}
     </ul>
