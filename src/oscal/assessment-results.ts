@@ -4,7 +4,8 @@
  *
  *   result          the snapshot's assessment of the project (start/end: the snapshot's fetch window)
  *   reviewed-controls  the framework categories that were tested (control-id `<framework>.<tag>`)
- *   observations    one per red-team finding (attack run): severity, status, trial references, and
+ *   observations    one per red-team finding (attack run): severity (`unknown` when its attack run
+ *                   lacks the required best_score and no triage set one), status, trial references, and
  *                   relevant-evidence pointing at back-matter resources that carry the sha256 of the
  *                   snapshot files it comes from (trials/<assessment>.json, the project summary)
  *   risks           one per finding that is open or under an accepted risk: status open, or
@@ -37,6 +38,21 @@ function token(text: string): string {
 
 const md = (text: string | null): string => escapeMarkdownText(text ?? '—');
 
+/** How the document shows a value it does not know (as the root hash of an unsealed snapshot). */
+const UNKNOWN = 'unknown';
+
+/** Its severity, or `unknown`: never info, never a severity made up for a finding that has none. */
+const severityOf = (finding: OscalFinding): string => finding.severity ?? UNKNOWN;
+
+/** Why a finding's score and severity are unknown, said wherever they are. */
+const SCORE_UNKNOWN_REASON = 'the attack run lacks its required best_score';
+
+/** The best judge score as text: the score, `—` when the run has none, unknown (and why) when missing. */
+function scoreText(finding: OscalFinding): string {
+  if (finding.score_unknown) return `${UNKNOWN} (${SCORE_UNKNOWN_REASON})`;
+  return finding.best_score === null ? '—' : String(finding.best_score);
+}
+
 function controlId(category: OscalCategory): string {
   return token(`${category.framework}.${category.tag}`);
 }
@@ -66,13 +82,17 @@ function observation(finding: OscalFinding, evidence: OscalEvidence): Json {
     description:
       `Red-team attack run ${finding.attack_run_id} (${md(finding.attack_name)}) in assessment ` +
       `${md(finding.assessment_name ?? finding.assessment_id)} reached goal ${md(finding.goal)} ` +
-      `(category ${md(finding.goal_category)}), best judge score ${finding.best_score ?? '—'}: ${trialText}.`,
+      `(category ${md(finding.goal_category)}), best judge score ${scoreText(finding)}: ${trialText}.`,
     props: [
       prop('attack-run-id', finding.attack_run_id),
       prop('assessment-id', finding.assessment_id),
-      prop('severity', finding.severity),
+      prop('severity', severityOf(finding)),
       prop('finding-status', finding.finding_status),
-      ...(finding.best_score === null ? [] : [prop('best-score', String(finding.best_score))]),
+      ...(finding.score_unknown
+        ? [prop('best-score', UNKNOWN)]
+        : finding.best_score === null
+          ? []
+          : [prop('best-score', String(finding.best_score))]),
       ...finding.trials.map((trial) => prop('trial', trial.ref)),
     ],
     methods: ['TEST'],
@@ -114,10 +134,10 @@ function risk(finding: OscalFinding, evidence: OscalEvidence): Json | null {
         ];
   return {
     uuid: oscalUuid('risk', snapshotId, id),
-    title: `${finding.severity} risk: ${finding.attack_name ?? 'attack'} against ${finding.goal_category ?? 'goal'}`,
+    title: `${finding.severity === null ? 'Risk of unknown severity' : `${finding.severity} risk`}: ${finding.attack_name ?? 'attack'} against ${finding.goal_category ?? 'goal'}`,
     description: `The model under test can be made to reach goal ${md(finding.goal)} by ${md(finding.attack_name)}.`,
-    statement: `Severity ${finding.severity} (best judge score ${finding.best_score ?? '—'}), triage status ${finding.finding_status}.`,
-    props: [prop('severity', finding.severity), prop('attack-run-id', id)],
+    statement: `Severity ${severityOf(finding)} (best judge score ${scoreText(finding)}), triage status ${finding.finding_status}.`,
+    props: [prop('severity', severityOf(finding)), prop('attack-run-id', id)],
     status: accepted ? 'deviation-approved' : 'open',
     ...(finding.expires_at === null || finding.acceptance_state === null
       ? {}

@@ -35,8 +35,14 @@ export interface OscalFinding {
   attack_name: string | null;
   goal: string | null;
   goal_category: string | null;
-  severity: string;
+  /**
+   * The finding's severity as every figure reads it (triage's, else its score's band); null when it
+   * is unknown: the attack run lacks its required best_score and no triage gave one (never info).
+   */
+  severity: string | null;
   best_score: number | null;
+  /** The attack run lacks its required best_score: its score is unknown (best_score null), not absent. */
+  score_unknown: boolean;
   finding_status: string;
   is_open: boolean;
   counted: boolean;
@@ -163,8 +169,9 @@ export async function readOscalEvidence(
       attack_name: str(row.attack_name),
       goal: str(row.goal),
       goal_category: str(row.goal_category),
-      severity: String(row.severity),
+      severity: str(row.severity),
       best_score: num(row.best_score),
+      score_unknown: row.score_unknown === true,
       finding_status: String(row.finding_status),
       is_open: row.is_open === true,
       counted: row.counted === true,

@@ -2,8 +2,9 @@
  * The gate report as JUnit XML, the test-report format GitLab, Jenkins, GitHub Actions reporters and
  * Azure DevOps show natively: one `<testcase>` per gate and project (as in the gate report), a
  * `<failure>` for a result that trips the run (the message names value, operator, threshold and how
- * many rows are behind it; the body lists those rows), `<skipped>` for a result that neither passes
- * nor trips (insufficient evidence, an unknown gate under `on_unknown_gate: warn`).
+ * many rows are behind it; the body lists those rows: for a count left unknown by findings of unknown
+ * severity, those findings), `<skipped>` for a result that neither passes nor trips (insufficient
+ * evidence, an unknown gate under `on_unknown_gate: warn`).
  *
  * Attacker-influenced text (project keys, row labels from attack and goal names) is XML-escaped;
  * controls, bidi and invisible characters are shown as `\u{…}` (the project's one rule, text-safety),
@@ -54,7 +55,14 @@ export function failureMessage(result: GateResult): string {
       ? 'no individual rows: the value itself breaks the threshold'
       : `${rows} ${rows === 1 ? 'row' : 'rows'} behind it`;
   if (result.status === 'unknown') {
-    return `${result.gate}: value unknown, threshold ${result.op} ${result.threshold} cannot be checked (${result.status_text})`;
+    // A count that findings of unknown severity leave between two values: the rows are those findings.
+    const value =
+      result.value_range === undefined
+        ? 'value unknown'
+        : `value between ${result.value_range.min} and ${result.value_range.max}`;
+    const findings =
+      rows === 0 ? '' : `; ${rows} ${rows === 1 ? 'finding' : 'findings'} of unknown severity behind it`;
+    return `${result.gate}: ${value}, threshold ${result.op} ${result.threshold} cannot be checked (${result.status_text})${findings}`;
   }
   return `${result.gate}: value ${formatValue(result.value)}, threshold ${result.op} ${result.threshold} does not hold (${result.status_text}); ${behind}`;
 }
@@ -73,7 +81,9 @@ function failureBody(result: GateResult): string {
     lines.push(`Excluded: assessment ${exclusion.assessment_id} ${exclusion.field} (${exclusion.reason})`);
   }
   if (result.tripping_rows.length > 0) {
-    lines.push(`Rows behind it (${result.tripping_rows.length}):`);
+    const heading =
+      result.status === 'unknown' ? 'Findings of unknown severity that could count' : 'Rows behind it';
+    lines.push(`${heading} (${result.tripping_rows.length}):`);
     lines.push(...result.tripping_rows.slice(0, ROW_LIMIT).map(rowLine));
     const more = result.tripping_rows.length - ROW_LIMIT;
     if (more > 0) lines.push(`… and ${more} more rows in gate-report.json`);

@@ -140,7 +140,7 @@ export function gateReportMarkdown(report: GateReport): string {
       ? `**${escapeMarkdownText(result.status_text)}**`
       : escapeMarkdownText(result.status_text);
     lines.push(
-      `| ${markdownCode(result.gate)} | ${escapeMarkdownText(result.project)} | ${formatValue(result.value)} | ${status} |`,
+      `| ${markdownCode(result.gate)} | ${escapeMarkdownText(result.project)} | ${resultValue(result)} | ${status} |`,
     );
   }
   lines.push('');
@@ -163,12 +163,21 @@ export function gateReportMarkdown(report: GateReport): string {
       lines.push('');
     }
     if (result.status === 'fail') lines.push(...rowsTable(result.tripping_rows), '');
+    else if (result.status === 'unknown' && result.tripping_rows.length > 0)
+      lines.push(...rowsTable(result.tripping_rows, 'Findings of unknown severity that could count'), '');
   }
   lines.push(...expiringAcceptancesMarkdown(report.expiring_acceptances));
   return `${lines.join('\n').replace(/\n+$/, '')}\n`;
 }
 
-function rowsTable(rows: readonly EvidenceRow[]): string[] {
+/** The value, or the range a count lies in when findings of unknown severity leave it unknown. */
+function resultValue(result: GateResult): string {
+  if (result.value === null && result.value_range !== undefined)
+    return `${result.value_range.min} to ${result.value_range.max}`;
+  return formatValue(result.value);
+}
+
+function rowsTable(rows: readonly EvidenceRow[], heading = 'Rows that tripped it'): string[] {
   if (rows.length === 0) return ['No individual rows: the value itself breaks the threshold.'];
   const columns: string[] = [];
   for (const row of rows) {
@@ -177,7 +186,7 @@ function rowsTable(rows: readonly EvidenceRow[]): string[] {
   const shown = rows.slice(0, MARKDOWN_ROW_LIMIT);
   const header = ['Row', 'Value', ...columns.map(escapeMarkdownText)];
   const align = ['---', '---:', ...columns.map(() => '---')];
-  const lines = [`Rows that tripped it (${rows.length}):`, '', tableLine(header), tableLine(align)];
+  const lines = [`${heading} (${rows.length}):`, '', tableLine(header), tableLine(align)];
   for (const row of shown) {
     const cells = columns.map((column) => formatCell(row.fields[column]));
     lines.push(tableLine([escapeMarkdownText(row.label), formatValue(row.value), ...cells]));

@@ -7,6 +7,11 @@
  * says `pass (excludes 1 assessment with erroneous asr_by_category)`, and a gate whose data was all
  * excluded (or absent) is `unknown`, which trips the run unless `on_unknown_gate: warn`.
  *
+ * A count gate whose count may hold findings of unknown severity (their attack run lacks its required
+ * best_score; see finding-count-gates.ts) knows only a range of counts: its verdict stands when it is
+ * the same over the whole range (`open_critical_findings <= 0` with a known critical fails whatever
+ * the others are), and otherwise it is `unknown`, which trips like any unknown gate.
+ *
  * A gate whose verdict rests on too small a sample (a category ASR below MIN_TRIALS_FOR_EVIDENCE
  * trials; a compliance gate that would decide otherwise if its under-sampled categories went the other
  * way) is `insufficient_evidence`: never pass or fail, and it does not trip.
@@ -52,6 +57,14 @@ export interface MetricMeasurement {
    * and bound agree; `reason` says what is under-sampled.
    */
   insufficient?: { bound: number | null; reason: string };
+  /**
+   * Present on a count when findings of unknown severity (their attack run lacks its required
+   * best_score and no triage gave one) could belong to it: `rows` are those findings. The value
+   * counts none of them and none belongs for sure, so the count lies between the value and the value
+   * plus their number; a verdict stands only when it is the same over that range, else the gate is
+   * unknown. `reason` says how many there are, why, and what they could be.
+   */
+  unknownSeverity?: { rows: EvidenceRow[]; reason: string };
 }
 
 /** Which data a gate is measured on. */
@@ -84,12 +97,21 @@ export interface GateResult {
    */
   trips: boolean;
   value: number | null;
+  /**
+   * Present when findings of unknown severity make the count a range: `min` is the known count (also
+   * `value`, unless the range leaves the gate unknown and `value` is null), `max` that count with every
+   * one of them counted.
+   */
+  value_range?: { min: number; max: number };
   op: string;
   threshold: number;
   note: string | null;
   excluded: MetricExclusion[];
   rows_total: number;
-  /** For a tripped gate, the rows that tripped it; empty otherwise. */
+  /**
+   * For a failed gate, the rows that tripped it; for a count left unknown by findings of unknown
+   * severity, those findings; empty otherwise.
+   */
   tripping_rows: EvidenceRow[];
 }
 
@@ -155,12 +177,25 @@ export function judgeGate(
 ): GateResult {
   const { value, exclusions } = measurement;
   const exclusionText = describeExclusions(exclusions);
+  const excludes = exclusions.length > 0 ? [`excludes ${exclusionText}`] : [];
+  const unscored = measurement.unknownSeverity;
+  const range =
+    value !== null && unscored !== undefined && unscored.rows.length > 0
+      ? { min: value, max: value + unscored.rows.length }
+      : null;
+  const rangeText =
+    range === null || unscored === undefined
+      ? ''
+      : `${unscored.reason}: the count is between ${range.min} and ${range.max}`;
   let status: GateStatus;
   let statusText: string;
   if (value === null) {
     status = 'unknown';
     statusText =
       exclusions.length > 0 ? `unknown (all data excluded: ${exclusionText})` : 'unknown (no data)';
+  } else if (range !== null && verdictOverRange(expression, range) === null) {
+    status = 'unknown';
+    statusText = `unknown (${[rangeText, ...excludes].join('; ')})`;
   } else if (
     measurement.insufficient !== undefined &&
     !verdictStands(expression, value, measurement.insufficient.bound)
@@ -173,23 +208,49 @@ export function judgeGate(
     statusText = `insufficient evidence (${qualifiers.join('; ')})`;
   } else {
     status = compareGate(value, expression.op, expression.threshold) ? 'pass' : 'fail';
-    statusText = exclusions.length > 0 ? `${status} (excludes ${exclusionText})` : status;
+    const qualifiers = [
+      ...(range === null
+        ? []
+        : [`${rangeText}, and every count in it ${status === 'pass' ? 'passes' : 'fails'}`]),
+      ...excludes,
+    ];
+    statusText = qualifiers.length > 0 ? `${status} (${qualifiers.join('; ')})` : status;
   }
   const trips = status === 'fail' || (status === 'unknown' && onUnknown === 'trip');
+  const unknownByRange = status === 'unknown' && range !== null;
   return {
     gate: expression.text,
     project,
     status,
     status_text: statusText,
     trips,
-    value,
+    value: unknownByRange ? null : value,
+    ...(range === null ? {} : { value_range: range }),
     op: expression.op,
     threshold: expression.threshold,
     note: measurement.note,
     excluded: exclusions,
     rows_total: measurement.rows.length,
-    tripping_rows: status === 'fail' ? trippingRows(expression, measurement) : [],
+    tripping_rows:
+      status === 'fail'
+        ? trippingRows(expression, measurement)
+        : unknownByRange
+          ? (unscored?.rows ?? [])
+          : [],
   };
+}
+
+/**
+ * The verdict every whole count from `min` to `max` gets, or null when they do not all get the same.
+ * Checking the ends suffices for an order; `==` and `!=` change only at the threshold itself.
+ */
+function verdictOverRange(expression: GateExpression, range: { min: number; max: number }): boolean | null {
+  const { op, threshold } = expression;
+  const inside = Number.isInteger(threshold) && threshold > range.min && threshold < range.max;
+  const verdicts = [range.min, range.max, ...(inside ? [threshold] : [])].map((count) =>
+    compareGate(count, op, threshold),
+  );
+  return verdicts.every((verdict) => verdict === verdicts[0]) ? (verdicts[0] ?? null) : null;
 }
 
 /** A verdict over partly under-sampled data stands only if the under-sampled part could not change it. */

@@ -16,13 +16,18 @@
  *
  * Compliance states come from metric_compliance_categories, as in the compliance report.
  *
+ * A count that findings of unknown severity (their attack run lacks its required best_score) could
+ * belong to carries them as `unknownSeverity` (finding-count-gates.ts decides which could, from the
+ * lifecycle's not-comparable findings; for open_critical_findings every open one could be critical),
+ * so the gate is unknown unless its verdict holds whatever they turn out to be.
+ *
  * Below the minimum sample (MIN_TRIALS_FOR_EVIDENCE, the views' `evidence` / `insufficient_evidence`
  * state) a measurement carries `insufficient`, so the gate is "insufficient evidence", never pass or
  * fail: a category ASR always; a compliance gate when its under-sampled categories could change it.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { projectLifecycle } from '../diff/snapshot-diff.js';
-import { isOpen, type FindingLifecycle, type FindingRecord } from '../diff/finding-lifecycle.js';
+import type { FindingLifecycle, FindingRecord } from '../diff/finding-lifecycle.js';
 import {
   findProject,
   projectParams,
@@ -40,9 +45,18 @@ import {
   readOpenFindings,
   readProjectFigures,
   readTrend,
+  rows as readRows,
+  type FigureScope,
   type PassRateFigure,
+  type Row,
 } from '../metrics/read-figures.js';
 import { countOf } from '../number-format.js';
+import {
+  couldCountFindings,
+  notComparableChange,
+  pickFindings,
+  unknownSeverityReason,
+} from './finding-count-gates.js';
 import type { GateMetric } from './gate-expression.js';
 import type { EvidenceRow, GateMetricProvider, GateScope, MetricMeasurement } from './gates.js';
 
@@ -81,6 +95,7 @@ export function warehouseMetricProvider(conn: DuckDBConnection): GateMetricProvi
         case 'regressed_findings': {
           const { lifecycle, excluded } = await lifecycleOf(scope, project);
           const findings = pickFindings(metric.kind, lifecycle);
+          const unscored = couldCountFindings(metric.kind, lifecycle).map(notComparableChange);
           return {
             value: findings.length,
             aggregate: 'count',
@@ -90,34 +105,37 @@ export function warehouseMetricProvider(conn: DuckDBConnection): GateMetricProvi
               scope.previousSnapshotId === null
                 ? 'no previous snapshot: every open finding counts as new'
                 : null,
+            ...(unscored.length === 0
+              ? {}
+              : {
+                  unknownSeverity: {
+                    rows: unscored.map(({ finding, change }) => findingRow(finding, change)),
+                    reason: unknownSeverityReason(metric.kind, unscored.length),
+                  },
+                }),
           };
         }
         case 'open_critical_findings': {
-          const open = await readOpenFindings(
-            conn,
-            { snapshotId: scope.snapshotId, projectKey: project.key },
-            'critical',
-          );
+          const figureScope = { snapshotId: scope.snapshotId, projectKey: project.key };
+          const open = await readOpenFindings(conn, figureScope, 'critical');
+          const unscored = await openFindingsOfUnknownSeverity(conn, figureScope);
           return {
             value: open.rows.length,
             aggregate: 'count',
-            rows: open.rows.map((row) => ({
-              label: `${String(row.attack_name)} / ${typeof row.goal_category === 'string' ? row.goal_category : 'no category'}`,
-              value: typeof row.best_score === 'number' ? row.best_score : null,
-              fields: {
-                attack_run_id: typeof row.attack_run_id === 'string' ? row.attack_run_id : null,
-                assessment: String(row.assessment_name ?? row.assessment_id),
-                severity: 'critical',
-                score: typeof row.best_score === 'number' ? row.best_score : null,
-                triage: typeof row.finding_status === 'string' ? row.finding_status : null,
-                change: 'open',
-              },
-            })),
+            rows: open.rows.map((row) => openFindingRow(row, 'critical')),
             exclusions: await sliceExclusions(conn, scope.snapshotId, project, [
               'attack_runs',
               'severity_breakdown',
             ]),
             note: null,
+            ...(unscored.length === 0
+              ? {}
+              : {
+                  unknownSeverity: {
+                    rows: unscored.map((row) => openFindingRow(row, 'unknown')),
+                    reason: unknownSeverityReason('open_critical_findings', unscored.length),
+                  },
+                }),
           };
         }
         case 'overall_asr':
@@ -137,24 +155,35 @@ export function warehouseMetricProvider(conn: DuckDBConnection): GateMetricProvi
   };
 }
 
-function pickFindings(
-  kind: 'new_critical_findings' | 'new_findings' | 'regressed_findings',
-  lifecycle: FindingLifecycle,
-): { finding: FindingRecord; change: string }[] {
-  if (kind === 'new_findings') return lifecycle.new.map((finding) => ({ finding, change: 'new' }));
-  const regressed = lifecycle.regressed.map((r) => ({
-    finding: r.to,
-    change: r.reasons.join('; '),
-    was: r.from,
-  }));
-  if (kind === 'regressed_findings') return regressed;
-  // New critical: new findings at critical, and findings that became critical (or reopened at critical).
-  return [
-    ...lifecycle.new.filter((f) => f.severity === 'critical').map((finding) => ({ finding, change: 'new' })),
-    ...regressed.filter(
-      (r) => r.finding.severity === 'critical' && (r.was.severity !== 'critical' || !isOpen(r.was)),
-    ),
-  ];
+/** A row of open_critical_findings: an open finding of metric_findings. */
+function openFindingRow(row: Row, severity: 'critical' | 'unknown'): EvidenceRow {
+  const score = typeof row.best_score === 'number' ? row.best_score : null;
+  return {
+    label: `${String(row.attack_name)} / ${typeof row.goal_category === 'string' ? row.goal_category : 'no category'}`,
+    value: score,
+    fields: {
+      attack_run_id: typeof row.attack_run_id === 'string' ? row.attack_run_id : null,
+      assessment: String(row.assessment_name ?? row.assessment_id),
+      severity,
+      score,
+      triage: typeof row.finding_status === 'string' ? row.finding_status : null,
+      change: 'open',
+    },
+  };
+}
+
+/**
+ * The open findings (counted, as readOpenFindings reads them) whose severity is unknown: the metrics
+ * layer gives none to a run whose score is unknown unless triage set one. Any of them could be critical.
+ */
+function openFindingsOfUnknownSeverity(conn: DuckDBConnection, scope: FigureScope): Promise<Row[]> {
+  return readRows(
+    conn,
+    `SELECT attack_run_id, assessment_id, assessment_name, attack_name, goal_category, best_score, finding_status
+     FROM metric_findings WHERE snapshot_id = $1 AND project_key = $2 AND counted AND is_open AND severity IS NULL
+     ORDER BY attack_run_id`,
+    [scope.snapshotId, scope.projectKey],
+  );
 }
 
 function findingRow(finding: FindingRecord, change: string): EvidenceRow {

@@ -1,0 +1,149 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- raw snapshot JSON is read untyped on purpose (the independent recomputation) */
+/**
+ * `report --format oscal` of a project whose attack runs partly lack the required `best_score`: the
+ * severity of those findings is unknown, and the document says `unknown` (as it does for a root hash it
+ * does not know) with the reason, never the string "null" and never a severity of its own making. The
+ * fixture: two simulator snapshots (127.0.0.1, port 0), the second's summary of one project with
+ * best_score renamed on its attack runs below critical, resealed; the known and unknown findings are
+ * recomputed here from that raw JSON. The document is still valid against the reduced OSCAL schema.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Ajv } from 'ajv';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { exportOscal } from '../../src/oscal/export-oscal.js';
+import { loadSnapshots } from '../../src/warehouse/loader.js';
+import { restoreBestScores } from '../helpers/partly-unscored-summary.js';
+import { makeTempDir } from '../helpers/temp-dirs.js';
+import { takeUnscoredSnapshotPair } from '../helpers/unscored-snapshot-pair.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const SCHEMA = path.resolve(
+  import.meta.dirname,
+  '../../schemas/oscal/assessment-results-1.1.2.reduced.schema.json',
+);
+const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
+
+interface Prop {
+  name: string;
+  value: string;
+}
+
+let doc: Json;
+/** From the raw JSON: the findings (analyzed runs) by id, with the score the API sent (if any). */
+let runs: Map<string, { scored: boolean; score: number | null }>;
+
+function band(score: number | null): string {
+  if (score === null) return 'info';
+  if (score >= 0.9) return 'critical';
+  if (score >= 0.7) return 'high';
+  if (score >= 0.5) return 'medium';
+  if (score >= 0.3) return 'low';
+  return 'info';
+}
+
+const propOf = (props: Prop[], name: string): string | undefined => props.find((p) => p.name === name)?.value;
+
+/** Every string in the document with where it is, for the checks no field may fail. */
+function strings(value: unknown, at = '$'): [string, string][] {
+  if (typeof value === 'string') return [[at, value]];
+  if (Array.isArray(value)) return value.flatMap((item, i) => strings(item, `${at}[${i}]`));
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, item]) => strings(item, `${at}.${key}`));
+  return [];
+}
+
+/** Every prop (an object with a name and a string value) in the document. */
+function props(value: unknown): Prop[] {
+  if (Array.isArray(value)) return value.flatMap(props);
+  if (value === null || typeof value !== 'object') return [];
+  const own = value as Record<string, unknown>;
+  const self = typeof own.name === 'string' && typeof own.value === 'string' ? [own as unknown as Prop] : [];
+  return [...self, ...Object.values(own).flatMap(props)];
+}
+
+beforeAll(async () => {
+  const work = await makeTempDir('airt-oscal-unknown-');
+  const pair = await takeUnscoredSnapshotPair(path.join(work, 'snapshots'));
+  await restoreBestScores(pair.renamed.dir, pair.tampered, (s) => typeof s === 'number' && s >= 0.9);
+  const db = path.join(work, 'w.duckdb');
+  await loadSnapshots(db, [pair.clean.dir, pair.renamed.dir]);
+  const out = path.join(work, 'ar.json');
+  await exportOscal({ db, project: pair.tampered, snapshot: pair.renamed.id, out });
+  doc = JSON.parse(await readFile(out, 'utf8')) as Json;
+  const summary = JSON.parse(
+    await readFile(path.join(pair.renamed.dir, 'projects', pair.tampered, 'summary.json'), 'utf8'),
+  ) as Json;
+  runs = new Map(
+    (summary.assessments as Json[])
+      .filter((a) => a.status === 'completed' || a.status === 'failed')
+      .flatMap((a) => (a.attack_runs ?? []) as Json[])
+      .map((run) => [
+        String(run.id),
+        {
+          scored: Object.hasOwn(run, 'best_score'),
+          score: typeof run.best_score === 'number' ? run.best_score : null,
+        },
+      ]),
+  );
+  // Both kinds in one project, none triaged (no findings/ in the snapshot: severity is the band).
+  expect([...runs.values()].filter((r) => r.scored).length).toBeGreaterThan(0);
+  expect([...runs.values()].filter((r) => !r.scored).length).toBeGreaterThan(0);
+  await expect(readFile(path.join(pair.renamed.dir, 'findings'), 'utf8')).rejects.toThrow();
+}, 120_000);
+
+describe('OSCAL of findings whose severity is unknown', () => {
+  it('says unknown, with the reason, where the severity and the score would be; known ones keep their band', async () => {
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(
+      JSON.parse(await readFile(SCHEMA, 'utf8')) as object,
+    );
+    expect([validate(doc), validate.errors ?? []]).toEqual([true, []]);
+
+    const result = doc['assessment-results'].results[0] as Json;
+    const observations = result.observations as Json[];
+    expect(observations.map((o) => propOf(o.props as Prop[], 'attack-run-id')).sort()).toEqual(
+      [...runs.keys()].sort(),
+    );
+    for (const observation of observations) {
+      const props = observation.props as Prop[];
+      const id = propOf(props, 'attack-run-id') ?? '';
+      const run = runs.get(id);
+      if (run?.scored) {
+        expect([id, propOf(props, 'severity')]).toEqual([id, band(run.score)]);
+      } else {
+        expect([id, propOf(props, 'severity')]).toEqual([id, 'unknown']);
+        expect(propOf(props, 'best-score')).toBe('unknown');
+        expect(observation.description).toContain(
+          'best judge score unknown (the attack run lacks its required best_score)',
+        );
+      }
+    }
+    // Every finding is open: each has a risk, an unscored one of unknown severity.
+    const risks = result.risks as Json[];
+    expect(risks).toHaveLength(runs.size);
+    for (const risk of risks) {
+      const props = risk.props as Prop[];
+      const id = propOf(props, 'attack-run-id') ?? '';
+      if (runs.get(id)?.scored) {
+        expect(risk.title).toMatch(new RegExp(`^${propOf(props, 'severity')} risk: `, 'u'));
+        continue;
+      }
+      expect(propOf(props, 'severity')).toBe('unknown');
+      expect(risk.title).toMatch(/^Risk of unknown severity: /u);
+      expect(risk.statement).toMatch(
+        /^Severity unknown \(best judge score unknown \(the attack run lacks its required best_score\)\), triage status open\.$/u,
+      );
+    }
+  });
+
+  it('holds no "null" in any field and no severity but the five levels and unknown', () => {
+    const found = strings(doc);
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.filter(([, text]) => /\bnull\b/u.test(text))).toEqual([]);
+    // Every severity prop, wherever it is (observations, risks): a level, or unknown.
+    const severities = props(doc).filter((p) => p.name === 'severity');
+    expect(severities).toHaveLength(2 * runs.size);
+    for (const { value } of severities) expect([...SEVERITIES, 'unknown']).toContain(value);
+  });
+});
