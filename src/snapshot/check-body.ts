@@ -169,18 +169,20 @@ async function readObject(file: string, content?: Uint8Array): Promise<Record<st
 
 /**
  * Why a fetched body is no answer at all, decided while its request is still open (fetch-to-file's
- * `bodyProblem`: the client then repeats the request), or undefined. A body held in memory must be
- * valid JSON; so must a spilled one of any kind but a trial list (a summary of many MB: its facts are
- * read whole anyway). A spilled trial list is left to its validation, which streams it from its file
- * so memory stays flat however long the list: a syntax error found there fails the request afterwards
- * (see FileStore), and the snapshot ends partial.
+ * `bodyProblem`: the client then repeats the request), or undefined. Every body the fetch plan reads
+ * facts from (pages, summaries, config) must be valid JSON, held in memory or spilled (a summary of
+ * many MB: its facts are read whole anyway). A trial list feeds no fact: it is left to its validation,
+ * which streams it element by element after the request (in slices on the main thread, or from its
+ * file on a worker), so neither a whole-body parse nor the memory of one sits in the request's path
+ * (the snapshot's throughput against a bare client, bench/snapshot.ts); a syntax error found there
+ * fails the request afterwards (see FileStore), and the snapshot ends partial and resumable.
  */
 export async function answerProblem(
   kind: FileKind,
   body: { content: Uint8Array } | { spilledTo: string },
 ): Promise<string | undefined> {
-  if ('content' in body) return jsonProblemOf(body.content);
-  return kind === 'trials' ? undefined : jsonProblemIn(body.spilledTo);
+  if (kind === 'trials') return undefined;
+  return 'content' in body ? jsonProblemOf(body.content) : jsonProblemIn(body.spilledTo);
 }
 
 // ---------------------------------------------------------------------------------------------
