@@ -15,7 +15,10 @@
  * score) and open in executive-support-agent.md, query-top_open_findings.json and
  * relation-latest_findings.json (checked: the only change in the three files). Session 14: the
  * executive reports' top-findings "Triage" column shows the status the figures count an untriaged
- * finding under, "open", where it showed "—" (checked: the only change, six cells).
+ * finding under, "open", where it showed "—" (checked: the only change, six cells). Session 15: the
+ * attack_runs relation gained `best_score_unknown` (false in every row), and `query`'s JSON writes
+ * bidi, C1 and invisible characters as `\uXXXX` (checked: each of the seven rewritten relation files
+ * parses to the same value as before).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
