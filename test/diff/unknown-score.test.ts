@@ -22,6 +22,7 @@ import { renderReportJson } from '../../src/report/json-report.js';
 import { renderMarkdown } from '../../src/report/render.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
+import { analyzedRuns, readRawSummary, severityBand } from '../helpers/raw-summary-findings.js';
 import { takeUnscoredSnapshotPair } from '../helpers/unscored-snapshot-pair.js';
 import { recomputeFromRaw } from '../metrics/raw-recompute.js';
 import { tempDir } from '../warehouse/helpers.js';
@@ -38,29 +39,6 @@ let renamed: { dir: string; id: string };
 let tampered: string;
 let control: string;
 let diff: SnapshotDiff;
-
-async function summaryOf(snapshotDir: string, project: string): Promise<Json> {
-  return JSON.parse(
-    await readFile(path.join(snapshotDir, 'projects', project, 'summary.json'), 'utf8'),
-  ) as Json;
-}
-
-/** The attack runs of a summary's analyzed (completed or failed) assessments: the findings. */
-function findingRuns(summary: Json): Json[] {
-  return (summary.assessments as Json[])
-    .filter((a) => a.status === 'completed' || a.status === 'failed')
-    .flatMap((a) => (a.attack_runs ?? []) as Json[]);
-}
-
-/** The TAXONOMY band of a score (a run sent with a null score: no finished trial, info). */
-function band(score: number | null): string {
-  if (score === null) return 'info';
-  if (score >= 0.9) return 'critical';
-  if (score >= 0.7) return 'high';
-  if (score >= 0.5) return 'medium';
-  if (score >= 0.3) return 'low';
-  return 'info';
-}
 
 async function rows(sql: string, params: string[]): Promise<Json[]> {
   const reader = await warehouse.conn.runAndReadAll(sql, params);
@@ -84,16 +62,16 @@ afterAll(async () => {
 
 describe('attack runs without their required best_score', () => {
   it('are recomputed from the raw JSON: every finding of the renamed summary lacks a score, the other none', async () => {
-    const runs = findingRuns(await summaryOf(renamed.dir, tampered));
+    const runs = analyzedRuns(await readRawSummary(renamed.dir, tampered));
     expect(runs.length).toBeGreaterThan(0);
     expect(runs.filter((run) => Object.hasOwn(run, 'best_score'))).toEqual([]);
-    const others = findingRuns(await summaryOf(renamed.dir, control));
+    const others = analyzedRuns(await readRawSummary(renamed.dir, control));
     expect(others.filter((run) => !Object.hasOwn(run, 'best_score'))).toEqual([]);
   });
 
   it('have an unknown severity in latest_findings (NULL, never info), exactly the runs the raw JSON cannot score', async () => {
-    const summary = await summaryOf(renamed.dir, tampered);
-    const unscorable = findingRuns(summary)
+    const summary = await readRawSummary(renamed.dir, tampered);
+    const unscorable = analyzedRuns(summary)
       .filter((run) => typeof run.best_score !== 'number' && run.best_score !== null)
       .map((run) => String(run.id))
       .sort();
@@ -113,7 +91,7 @@ describe('attack runs without their required best_score', () => {
       [renamed.id],
     );
     expect(Number(flagged[0]?.unknown)).toBe(
-      ((await summaryOf(renamed.dir, tampered)).assessments as Json[]).flatMap(
+      ((await readRawSummary(renamed.dir, tampered)).assessments as Json[]).flatMap(
         (a) => (a.attack_runs ?? []) as Json[],
       ).length,
     );
@@ -126,7 +104,7 @@ describe('attack runs without their required best_score', () => {
       [renamed, control],
     ] as const) {
       const raw = await recomputeFromRaw(snapshot.dir, project);
-      const key = String((await summaryOf(snapshot.dir, project)).project_key ?? project);
+      const key = String((await readRawSummary(snapshot.dir, project)).project_key ?? project);
       const figures = await rows(
         `SELECT figure, value FROM metric_project_figures WHERE snapshot_id = $1 AND project_key = $2`,
         [snapshot.id, key],
@@ -139,7 +117,7 @@ describe('attack runs without their required best_score', () => {
   });
 
   it('make the risk score and the counts by severity unknown, the total still counted', async () => {
-    const summary = await summaryOf(renamed.dir, tampered);
+    const summary = await readRawSummary(renamed.dir, tampered);
     const key = String(summary.project_key ?? tampered);
     const figures = await rows(
       `SELECT figure, value, numerator, denominator FROM metric_project_figures WHERE snapshot_id = $1 AND project_key = $2`,
@@ -155,8 +133,8 @@ describe('attack runs without their required best_score', () => {
       expect([name, byName.get(name)?.value]).toEqual([name, null]);
     expect(byName.get('overall_asr')?.numerator).toBeNull();
     // Recomputed from the raw JSON: the findings are still there, only their severity is unknown.
-    expect(Number(byName.get('findings_total')?.value)).toBe(findingRuns(summary).length);
-    expect(Number(byName.get('findings_open')?.value)).toBe(findingRuns(summary).length);
+    expect(Number(byName.get('findings_total')?.value)).toBe(analyzedRuns(summary).length);
+    expect(Number(byName.get('findings_open')?.value)).toBe(analyzedRuns(summary).length);
     const checks = await rows(
       `SELECT check_name, status, detail FROM metric_consistency
        WHERE snapshot_id = $1 AND project_key = $2 AND check_name IN ('critical_findings', 'overall_risk_score')`,
@@ -170,26 +148,28 @@ describe('attack runs without their required best_score', () => {
   });
 
   it('are not resolved or triaged in the diff: they are not comparable, and the risk score is unknown', async () => {
-    const summary = await summaryOf(clean.dir, tampered);
+    const summary = await readRawSummary(clean.dir, tampered);
     const key = String(summary.project_key ?? tampered);
     const project = diff.projects.find((p) => p.project === key)!;
     expect(project).toBeDefined();
     // Independently: the findings the clean snapshot tracks (open, at least low) from its raw scores.
-    const tracked = findingRuns(summary).filter((run) => band(run.best_score as number | null) !== 'info');
+    const tracked = analyzedRuns(summary).filter(
+      (run) => severityBand(run.best_score as number | null) !== 'info',
+    );
     expect(tracked.length).toBeGreaterThan(0);
     expect(project.counts).toEqual({
       new: 0,
       resolved: 0,
       regressed: 0,
       persisting: 0,
-      not_comparable: findingRuns(summary).length,
+      not_comparable: analyzedRuns(summary).length,
     });
     expect(project.findings.resolved).toEqual([]);
     for (const pair of project.findings.not_comparable) {
       expect(pair.unknown_in).toBe('to');
       expect(pair.to?.severity).toBe('unknown');
       expect(pair.to?.score).toBeNull();
-      expect(pair.from?.severity).toBe(band(pair.from?.score ?? null));
+      expect(pair.from?.severity).toBe(severityBand(pair.from?.score ?? null));
     }
     const risk = project.metrics.find((m) => m.group === 'overall' && m.key === 'risk_score')!;
     expect(risk.from).not.toBeNull();
@@ -208,7 +188,7 @@ describe('attack runs without their required best_score', () => {
     const markdown = diffMarkdown(diff);
     expect(markdown).not.toMatch(/below_threshold|Resolved findings \(/u);
     expect(markdown).toContain('0 new, 0 resolved, 0 regressed, 0 persisting findings.');
-    expect(markdown).toContain(`${findingRuns(summary).length} findings are not comparable`);
+    expect(markdown).toContain(`${analyzedRuns(summary).length} findings are not comparable`);
     expect(markdown).toMatch(/\| risk score \| \d+\.\d+ \| unknown \| unknown \|/u);
     expect(markdown).toContain('### Findings not comparable');
     expect(markdown).toMatch(/severity critical → unknown/u);
@@ -216,7 +196,7 @@ describe('attack runs without their required best_score', () => {
   });
 
   it('make the executive report say unknown: JSON null, Markdown "—", never risk 0 or zero criticals', async () => {
-    const key = String((await summaryOf(renamed.dir, tampered)).project_key ?? tampered);
+    const key = String((await readRawSummary(renamed.dir, tampered)).project_key ?? tampered);
     const model = await buildModel(warehouse.conn, { kind: 'executive', project: key, snapshot: renamed.id });
     const json = JSON.parse(renderReportJson(model)) as Json;
     const schema = JSON.parse(
@@ -239,7 +219,7 @@ describe('attack runs without their required best_score', () => {
   });
 
   it('keep the gates that rest on them from passing silently', async () => {
-    const key = String((await summaryOf(renamed.dir, tampered)).project_key ?? tampered);
+    const key = String((await readRawSummary(renamed.dir, tampered)).project_key ?? tampered);
     const gates = ['risk_score < 8', 'new_critical_findings == 0', 'open_critical_findings == 0'].map(
       (text) => ({
         expression: parseGateExpression(text),

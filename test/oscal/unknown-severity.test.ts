@@ -14,6 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { exportOscal } from '../../src/oscal/export-oscal.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { restoreBestScores } from '../helpers/partly-unscored-summary.js';
+import { analyzedRuns, readRawSummary, severityBand } from '../helpers/raw-summary-findings.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 import { takeUnscoredSnapshotPair } from '../helpers/unscored-snapshot-pair.js';
 
@@ -33,15 +34,6 @@ interface Prop {
 let doc: Json;
 /** From the raw JSON: the findings (analyzed runs) by id, with the score the API sent (if any). */
 let runs: Map<string, { scored: boolean; score: number | null }>;
-
-function band(score: number | null): string {
-  if (score === null) return 'info';
-  if (score >= 0.9) return 'critical';
-  if (score >= 0.7) return 'high';
-  if (score >= 0.5) return 'medium';
-  if (score >= 0.3) return 'low';
-  return 'info';
-}
 
 const propOf = (props: Prop[], name: string): string | undefined => props.find((p) => p.name === name)?.value;
 
@@ -72,20 +64,14 @@ beforeAll(async () => {
   const out = path.join(work, 'ar.json');
   await exportOscal({ db, project: pair.tampered, snapshot: pair.renamed.id, out });
   doc = JSON.parse(await readFile(out, 'utf8')) as Json;
-  const summary = JSON.parse(
-    await readFile(path.join(pair.renamed.dir, 'projects', pair.tampered, 'summary.json'), 'utf8'),
-  ) as Json;
   runs = new Map(
-    (summary.assessments as Json[])
-      .filter((a) => a.status === 'completed' || a.status === 'failed')
-      .flatMap((a) => (a.attack_runs ?? []) as Json[])
-      .map((run) => [
-        String(run.id),
-        {
-          scored: Object.hasOwn(run, 'best_score'),
-          score: typeof run.best_score === 'number' ? run.best_score : null,
-        },
-      ]),
+    analyzedRuns(await readRawSummary(pair.renamed.dir, pair.tampered)).map((run) => [
+      String(run.id),
+      {
+        scored: Object.hasOwn(run, 'best_score'),
+        score: typeof run.best_score === 'number' ? run.best_score : null,
+      },
+    ]),
   );
   // Both kinds in one project, none triaged (no findings/ in the snapshot: severity is the band).
   expect([...runs.values()].filter((r) => r.scored).length).toBeGreaterThan(0);
@@ -110,7 +96,7 @@ describe('OSCAL of findings whose severity is unknown', () => {
       const id = propOf(props, 'attack-run-id') ?? '';
       const run = runs.get(id);
       if (run?.scored) {
-        expect([id, propOf(props, 'severity')]).toEqual([id, band(run.score)]);
+        expect([id, propOf(props, 'severity')]).toEqual([id, severityBand(run.score)]);
       } else {
         expect([id, propOf(props, 'severity')]).toEqual([id, 'unknown']);
         expect(propOf(props, 'best-score')).toBe('unknown');

@@ -27,6 +27,7 @@ import { warehouseMetricProvider } from '../../src/pipeline/warehouse-metrics.js
 import { openWarehouse, type Warehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { restoreBestScores } from '../helpers/partly-unscored-summary.js';
+import { analyzedRuns, readRawSummary, severityBand } from '../helpers/raw-summary-findings.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 import { takeUnscoredSnapshotPair, type UnscoredSnapshotPair } from '../helpers/unscored-snapshot-pair.js';
 
@@ -42,25 +43,6 @@ let unscored: string[];
 let knownCritical: string[];
 /** The unscored findings' bands in the clean snapshot, by run id. */
 let before: Map<string, string>;
-
-function band(score: number | null): string {
-  if (score === null) return 'info';
-  if (score >= 0.9) return 'critical';
-  if (score >= 0.7) return 'high';
-  if (score >= 0.5) return 'medium';
-  if (score >= 0.3) return 'low';
-  return 'info';
-}
-
-/** The attack runs of the summary's analyzed (completed or failed) assessments: the findings. */
-async function findingRuns(snapshotDir: string, project: string): Promise<Json[]> {
-  const summary = JSON.parse(
-    await readFile(path.join(snapshotDir, 'projects', project, 'summary.json'), 'utf8'),
-  ) as Json;
-  return (summary.assessments as Json[])
-    .filter((a) => a.status === 'completed' || a.status === 'failed')
-    .flatMap((a) => (a.attack_runs ?? []) as Json[]);
-}
 
 const gate = (text: string, project: string) => ({ expression: parseGateExpression(text), project });
 
@@ -93,13 +75,15 @@ beforeAll(async () => {
   if (info === null) throw new Error(`snapshot ${pair.renamed.id} is not loaded`);
   ({ org, workspace } = info);
 
-  const runs = await findingRuns(pair.renamed.dir, pair.tampered);
+  const runs = analyzedRuns(await readRawSummary(pair.renamed.dir, pair.tampered));
   unscored = runs.filter((run) => !Object.hasOwn(run, 'best_score')).map((run) => String(run.id));
   knownCritical = runs
-    .filter((run) => typeof run.best_score === 'number' && band(run.best_score) === 'critical')
+    .filter((run) => typeof run.best_score === 'number' && severityBand(run.best_score) === 'critical')
     .map((run) => String(run.id));
-  const cleanRuns = await findingRuns(pair.clean.dir, pair.tampered);
-  before = new Map(cleanRuns.map((run) => [String(run.id), band((run.best_score as number | null) ?? null)]));
+  const cleanRuns = analyzedRuns(await readRawSummary(pair.clean.dir, pair.tampered));
+  before = new Map(
+    cleanRuns.map((run) => [String(run.id), severityBand((run.best_score as number | null) ?? null)]),
+  );
   // The fixture: known criticals beside open findings without a score, none triaged (no findings/:
   // every severity is its score's band, every finding open); the unscored ones were below critical
   // in the clean snapshot, so they could have regressed.
