@@ -98,9 +98,16 @@ describe('serve beside a load', () => {
            try { instance = await DuckDBInstance.create(${JSON.stringify(db)}); }
            catch (error) { if (tries > 100) throw error; await new Promise((r) => setTimeout(r, 100)); }
          }
-         await (await instance.connect()).run('SELECT 1');
+         const connection = await instance.connect();
+         await connection.run('SELECT 1');
          process.stdout.write('held\\n');
-         setTimeout(() => process.exit(0), 8000);`,
+         // The timer keeps the instance reachable: a DuckDB instance nothing refers to is closed when
+         // it is garbage collected, letting go of the file before the page is asked for.
+         setTimeout(() => {
+           connection.closeSync();
+           instance.closeSync();
+           process.exit(0);
+         }, 8000);`,
       ],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
     );
