@@ -593,6 +593,8 @@ async function nightsOfDifferentSizes(
   const stepSeconds: number[] = [];
   let previous = after.last;
   let epoch = after.lastEpoch;
+  // `--keep`: the database as (c) found it, so its nights can be loaded again by hand (A/B of a change).
+  if (keep) await copyFile(after.db, path.join(root, 'before-nights.duckdb'));
   for (const step of NIGHT_STEPS) {
     epoch += step;
     sim.setEpoch(epoch);
@@ -652,6 +654,8 @@ async function nightsOfDifferentSizes(
 buildCli();
 const root = await mkdtemp(path.join(tmpdir(), 'airt-bench-nightly-'));
 const quick = process.argv.includes('--quick');
+/** `--keep`: leave the work directory (snapshots, databases) in place and name it on stderr. */
+const keep = process.argv.includes('--keep');
 const sim = await startSimulator(quick ? REDUCED : LARGE);
 try {
   const label = quick ? 'large preset shape, a tenth of its trials (--quick)' : 'large preset';
@@ -662,5 +666,6 @@ try {
   await nightsOfDifferentSizes(sim, out, after, label);
 } finally {
   await sim.close();
-  await rm(root, { recursive: true, force: true });
+  if (keep) console.error(`kept the snapshots and databases in ${root}`);
+  else await rm(root, { recursive: true, force: true });
 }
