@@ -55,6 +55,8 @@
  * the simulator in this one, with each epoch's project summaries computed before the snapshot
  * starts (the simulator's own cost, not the snapshot's). `npm run bench -- nightly-snapshot --quick` runs both at a tenth of the
  * trials (the large preset's shape, trialsPerAttack 46: ~108,000 trials) in about two minutes.
+ * `--keep` leaves the work directory (every snapshot, the database, and the database as (c) found it,
+ * `before-nights.duckdb`) and names it on stderr, to load (c)'s nights again by hand when comparing a change.
  * Prints one JSON line per figure.
  */
 import { spawn } from 'node:child_process';
