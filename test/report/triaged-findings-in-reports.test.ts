@@ -3,7 +3,7 @@
  * it): the first project's three highest-ranked findings are an accepted risk whose last day is still
  * to come, a false positive and a remediated finding, triaged through the CLI against the simulator.
  * The executive report's "Fix first" lists open findings only (open as the figures count them), the
- * next ones in the service's ranking.
+ * next ones in the service's ranking; the portfolio's critical count says whose count it is.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { recordingIO } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { buildModel } from '../../src/report/build-model.js';
 import { queryRows } from '../../src/report/model-sql/query.js';
-import type { ExecutiveModel } from '../../src/report/model.js';
+import type { ExecutiveModel, PortfolioModel } from '../../src/report/model.js';
 import { renderHtml, renderMarkdown } from '../../src/report/render.js';
 import { FIX_FIRST } from '../../src/report/view-brief.js';
 import { startSimulator } from '../../src/simulator/index.js';
@@ -111,5 +111,28 @@ describe('Fix first', () => {
     expect(briefOf(markdown, '**Fix first:**', '**What the figures exclude:**')).toContain(
       'highest-ranked open findings',
     );
+  });
+});
+
+describe("the portfolio's critical count", () => {
+  it('says it counts findings by current severity, false positives left out, and gives that count', async () => {
+    const figures = await queryRows(
+      warehouse.conn,
+      `SELECT sum(value) AS tool, sum(service_value) AS service FROM metric_project_figures
+       WHERE figure = 'findings_critical'`,
+      [],
+    );
+    const tool = Number(figures[0]?.tool);
+    const service = Number(figures[0]?.service);
+    // The triaged false positive makes the two counts differ, so the sentence can only be right one way.
+    expect(tool).not.toBe(service);
+
+    const model = (await buildModel(warehouse.conn, { kind: 'portfolio' })) as PortfolioModel;
+    const { markdown } = await renderMarkdown(model);
+    const sentence = markdown.split('\n').find((line) => line.startsWith('Across projects')) ?? '';
+    expect(sentence).toBe(
+      `Across projects, counting findings by current severity (false positives left out), there are ${tool} critical findings.`,
+    );
+    expect(sentence).not.toContain("service's");
   });
 });
