@@ -117,6 +117,7 @@ function executiveModel(): ExecutiveModel {
       goalCategory: CATEGORIES[index % CATEGORIES.length] ?? null,
       score: 1 - index / 40,
       triageStatus: 'open',
+      open: true,
       assessmentName: assessments[index]?.name ?? null,
       goal: longText(index),
       candidate: longText(index + 1),

@@ -169,6 +169,12 @@ export interface TopFinding {
   score: number | null;
   /** Triage status (open, false_positive, …) when the finding was triaged or known. */
   triageStatus: string | null;
+  /**
+   * Whether the figures count the finding open (metric_findings.is_open: not a false positive, not
+   * remediated, not under a risk acceptance that still holds); null when the figures hold no such
+   * finding (its assessment not analyzed, or its attack runs left out by an analytics warning).
+   */
+  open: boolean | null;
   assessmentName: string | null;
   goal: string | null;
   candidate: string | null;

@@ -87,8 +87,9 @@ function exclusionSentence(excludes: readonly Exclusion[]): Sentence[] {
 }
 
 /**
- * Critical and high counts with their basis: the service's own severity breakdown (executive summary),
- * not the top-findings table (at most 20 rows) and not the per-attack-run count the diff and gates use.
+ * Critical and high counts with their basis: the metrics layer's count of findings by current
+ * (triaged) severity, false positives left out (metric_project_figures), not the service's own
+ * severity breakdown (which counts before triage) and not the top-findings table (at most 20 rows).
  */
 function findingsSentence(model: Omit<ExecutiveModel, 'summary'>): Sentence {
   const { critical, high } = model.kpis.findingsBySeverity;
@@ -283,16 +284,19 @@ export function portfolioNarrative(model: Omit<PortfolioModel, 'summary'>): Sent
         : [text(`Highest risk, tied at ${detail}: `), ...nameList(riskiest.names), text('.')],
     );
   }
+  // The table's Critical column: the metrics layer's count by current severity (false positives left
+  // out), not the service's severity_breakdown, which counts before triage; the words say which.
   const critical = projects.map((row) => row.findingsBySeverity.critical);
   if (critical.length > 0) {
     const known = critical.filter((value): value is number => value !== null);
     const total = known.reduce((sum, value) => sum + value, 0);
     const counted = countOf(total, 'critical finding', 'critical findings');
+    const basis = 'counting findings by current severity (false positives left out)';
     sentences.push([
       text(
         known.length === critical.length
-          ? `Across projects the service's severity breakdowns count ${counted}.`
-          : `Across projects with a known severity breakdown the service counts ${counted}; ` +
+          ? `Across projects, ${basis}, there are ${counted}.`
+          : `Across projects with a known count, ${basis}, there are ${counted}; ` +
               `${countOf(critical.length - known.length, 'project has', 'projects have')} no known count.`,
       ),
     ]);

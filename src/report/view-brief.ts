@@ -51,13 +51,16 @@ function frameworkDetail(row: FrameworkCoverage, light: FrameworkLight): string 
 }
 
 /**
- * The first findings to fix: the service's ranking, one per attack and goal category (the same
- * weakness found twice is one thing to fix).
+ * The first findings to fix: the service's ranking, open findings only (as the figures count them:
+ * a false positive, a remediated finding or an accepted risk is nothing to fix, and the ranking is
+ * the service's, which ignores triage), one per attack and goal category (the same weakness found
+ * twice is one thing to fix). A finding the figures do not hold (open unknown) is left out too.
  */
 function fixFirst(findings: readonly TopFinding[]): TopFinding[] {
   const seen = new Set<string>();
   const picked: TopFinding[] = [];
   for (const finding of [...findings].sort((a, b) => a.rank - b.rank)) {
+    if (finding.open !== true) continue;
     const key = JSON.stringify([finding.attack, finding.goalCategory]);
     if (seen.has(key)) continue;
     seen.add(key);
@@ -111,6 +114,8 @@ export function briefView(model: ExecutiveModel, text: ViewText) {
       score: finding.score,
       assessment: text.maybeLabel(finding.assessmentName),
     })),
+    /** Findings the service ranked: with none open, "Fix first" says none of them is, not that none is ranked. */
+    ranked: model.topFindings.length,
     excludes: {
       /** Assessments an analytics warning left out of some figure, by name. */
       assessments: [...excludedAssessments].sort().map((name): Escaped => text.label(name)),

@@ -63,6 +63,16 @@ describe('one-page summary', () => {
     expect(markdown.indexOf('## Data quality')).toBeLessThan(markdown.indexOf('# Appendix'));
   });
 
+  it('says none of the ranked findings is open when triage closed them all, not that none is ranked', async () => {
+    const model = executiveFixture();
+    model.topFindings = model.topFindings.map((finding) => ({ ...finding, open: false }));
+    const brief = briefOf((await renderMarkdown(model)).markdown, '## At a glance', '\n## ');
+    expect(brief.match(/^\d\. /gm)).toBeNull();
+    expect(brief).toContain("none of the service's 3 highest-ranked findings are open");
+    const { html } = await renderHtml(model);
+    expect(html).toContain("None of the service's 3 highest-ranked findings are open");
+  });
+
   it.runIf(required)(`finds Chromium at ${chromiumPath} (AIRT_REQUIRE_BROWSER=1)`, () => {
     expect(available).toBe(true);
   });

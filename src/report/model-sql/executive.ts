@@ -78,7 +78,9 @@ async function topFindings(conn: DuckDBConnection, scope: ProjectScope): Promise
             CASE m.acceptance_state
               WHEN 'accepted' THEN 'accepted_risk until ' || m.accepted_until
               WHEN 'expired' THEN 'open (acceptance ended ' || m.accepted_until || ')'
-              ELSE coalesce(m.finding_status, t.finding_status, f.finding_status) END AS triage_status
+              ELSE coalesce(m.finding_status, t.finding_status, f.finding_status) END AS triage_status,
+            -- Open as the figures count it, so "Fix first" never asks to fix what they leave out.
+            m.is_open
      FROM findings f
      LEFT JOIN snapshot_finding_triage t ON t.snapshot_id = f.snapshot_id AND t.attack_run_id = f.attack_run_id
      LEFT JOIN metric_findings m ON m.snapshot_id = f.snapshot_id AND m.attack_run_id = f.attack_run_id
@@ -95,6 +97,7 @@ async function topFindings(conn: DuckDBConnection, scope: ProjectScope): Promise
     goalCategory: str(row.goal_category),
     score: num(row.score),
     triageStatus: str(row.triage_status),
+    open: typeof row.is_open === 'boolean' ? row.is_open : null,
     assessmentName: str(row.assessment_name),
     goal: str(row.goal),
     candidate: str(row.candidate),
