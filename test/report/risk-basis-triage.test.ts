@@ -96,7 +96,6 @@ describe('the executive brief of a project whose critical findings were all tria
   it('says the basis is the scores before triage, never "the worst current severity"', () => {
     const basis = /\*\*Risk: [^\n]*/u.exec(markdown)?.[0] ?? '';
     expect(basis).not.toContain('current severity');
-    expect(basis).toContain("the worst severity any finding's score gives, before triage");
-    expect(basis).toContain('a false positive, still counts at its score');
+    expect(basis).toContain('Basis: the worst severity the scores give, before triage (critical 10');
   });
 });
