@@ -6,8 +6,10 @@
  *
  * An analytics warning keeps an assessment's erroneous slice out of the warehouse, so a category or
  * framework seen only in that slice is simply missing on that side. Missing there is not "added" or
- * "removed": when the side had exclusions in the slice the metric comes from, the key counts as
- * compared on both sides with an unknown value there, and `excluded` names that side.
+ * "removed" when an excluded assessment could have held the key: the key counts as compared on both
+ * sides with an unknown value there, and `excluded` names that side. A key no excluded assessment
+ * could have held (none of its attack runs has that goal category) is missing because nothing there
+ * tested it, exclusions or not: added or removed as usual.
  */
 
 /** The figures of one project in one snapshot that the diff compares. */
@@ -41,6 +43,15 @@ export const METRIC_SLICES: readonly string[] = Object.values(SOURCE_SLICE);
 export interface ExcludedSlices {
   from: readonly string[];
   to: readonly string[];
+  /**
+   * Per side and slice, the only keys its excluded assessments could have held (the warehouse's
+   * excludedSliceKeys: their attack runs' goal categories). A slice not given, or given null, could
+   * hide any key.
+   */
+  keys?: {
+    from?: Readonly<Record<string, readonly string[] | null>>;
+    to?: Readonly<Record<string, readonly string[] | null>>;
+  };
 }
 
 /** One metric's value in both snapshots and the change. */
@@ -59,7 +70,8 @@ export interface MetricDelta {
   presence: 'both' | 'added' | 'removed';
   /**
    * The side whose value is unknown because an analytics warning excluded the data it comes from
-   * (the key is missing there and that side has exclusions in the source slice); null otherwise.
+   * (the key is missing there and an assessment excluded from the source slice there could have held
+   * it); null otherwise.
    */
   excluded: 'from' | 'to' | null;
 }
@@ -93,15 +105,24 @@ function keyed(
   excluded: ExcludedSlices,
 ): MetricDelta[] {
   const slice = SOURCE_SLICE[group];
-  // Without a previous snapshot nothing was excluded there: every key is simply new.
-  const fromExcluded = from !== null && slice !== undefined && excluded.from.includes(slice);
-  const toExcluded = slice !== undefined && excluded.to.includes(slice);
+  // Whether the side's exclusions could hide `key`. Only a key an excluded assessment could have held
+  // is unknown: calling every missing key unknown whenever the side has any exclusion would turn
+  // categories first tested in the later snapshot into "excluded" because of an assessment that never
+  // ran them. Where the warehouse cannot tell what the assessment held (no keys given), any key could
+  // be hidden, so it stays unknown rather than being called added or removed on a guess.
+  const hides = (side: 'from' | 'to', key: string): boolean => {
+    if (slice === undefined || !excluded[side].includes(slice)) return false;
+    const possible = excluded.keys?.[side]?.[slice];
+    return possible === undefined || possible === null || possible.includes(key);
+  };
   const keys = [...new Set([...Object.keys(from ?? {}), ...Object.keys(to)])].sort();
   return keys.map((key) => {
     const inFrom = from !== null && Object.hasOwn(from, key);
     const inTo = Object.hasOwn(to, key);
     const entry = delta(group, key, inFrom ? from[key] : undefined, inTo ? to[key] : undefined, inFrom);
-    const unknownSide = !inFrom && fromExcluded ? 'from' : !inTo && toExcluded ? 'to' : null;
+    // Without a previous snapshot nothing was excluded there: every key is simply new.
+    const unknownSide =
+      from !== null && !inFrom && hides('from', key) ? 'from' : !inTo && hides('to', key) ? 'to' : null;
     const presence = (inFrom && inTo) || unknownSide !== null ? 'both' : inTo ? 'added' : 'removed';
     return { ...entry, presence, excluded: unknownSide };
   });

@@ -7,10 +7,11 @@
  *
  * Findings of assessments whose attack runs an analytics warning excluded (in either snapshot) are
  * unknown, not gone: they are left out of both sides and listed, so nothing is reported as resolved
- * just because its data was unusable. Likewise a category or framework missing on a side whose
- * source slice had exclusions is unknown there, not added or removed (metric-deltas.ts), and a
- * finding whose score is missing on a side is not comparable (finding-lifecycle.ts). Every such
- * exclusion, per snapshot, is in the project's `data_quality` notes.
+ * just because its data was unusable. Likewise a category or framework missing on a side where an
+ * assessment excluded from its source slice could have held it is unknown there, not added or
+ * removed (metric-deltas.ts; one that no excluded assessment ran is added or removed), and a finding
+ * whose score is missing on a side is not comparable (finding-lifecycle.ts). Every such exclusion,
+ * per snapshot, is in the project's `data_quality` notes.
  *
  * A partial snapshot may lack a project's summary (its request failed). Such a project is listed, not
  * compared (`compared: false`): its findings are neither resolved nor new, and its `data_quality`
@@ -41,6 +42,7 @@ import {
   type SnapshotDiff,
 } from './diff-report.js';
 import {
+  excludedSliceKeys,
   findProject,
   holdsSeveralWorkspaces,
   projectsInSnapshot,
@@ -131,10 +133,20 @@ export async function diffSnapshots(
     const fromExcluded =
       earlier === null ? [] : await sliceExclusions(conn, earlier.id, earlier.project, DIFF_SLICES);
     const toExcluded = await sliceExclusions(conn, to.snapshot_id, project, DIFF_SLICES);
+    // Which keys those exclusions could hide (their assessments' attack runs): a category none of
+    // them ran is added or removed, not unknown.
     const metrics = metricDeltas(
       earlier === null ? null : await readProjectMetrics(conn, earlier.id, earlier.project),
       await readProjectMetrics(conn, to.snapshot_id, project),
-      { from: fromExcluded.map((e) => e.field), to: toExcluded.map((e) => e.field) },
+      {
+        from: fromExcluded.map((e) => e.field),
+        to: toExcluded.map((e) => e.field),
+        keys: {
+          from:
+            earlier === null ? {} : await excludedSliceKeys(conn, earlier.id, earlier.project, METRIC_SLICES),
+          to: await excludedSliceKeys(conn, to.snapshot_id, project, METRIC_SLICES),
+        },
+      },
     );
     diffs.push(
       projectDiff(project.key, lifecycle, metrics, {

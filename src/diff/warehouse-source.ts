@@ -26,6 +26,7 @@ import {
 
 // The lookups moved to the warehouse layer; re-exported for the diff's own modules.
 export {
+  excludedSliceKeys,
   findProject,
   holdsSeveralWorkspaces,
   previousSnapshotId,

@@ -1,11 +1,13 @@
 /**
  * Lookups every layer above the warehouse needs: which snapshots and projects a database holds (and
  * which projects a partial snapshot lacks), the previous snapshot of a workspace, analytics-warning
- * exclusions and attack runs of unknown score, and a parameter-bound row reader.
+ * exclusions (and which keys the excluded assessments could have held) and attack runs of unknown
+ * score, and a parameter-bound row reader.
  * The diff, the reports and the gates all read them from here (they were the diff's internals, which
  * made the pipeline and the reports import the diff for database helpers).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteIdent } from './sql.js';
 
 export interface SnapshotInfo {
   snapshot_id: string;
@@ -191,6 +193,55 @@ export async function sliceExclusions(
     field: String(row.slice),
     reason: String(row.reason),
   }));
+}
+
+/**
+ * The attack-run column that keys a slice, for the slices whose keys an assessment's own attack runs
+ * tell: an asr_by_category entry pools the assessment's runs of one goal category, so the
+ * assessment can have entries only for categories its runs carry. compliance_matrix is not here: an
+ * assessment's matrix lists frameworks and tags no run of it is tagged with (its untested cells).
+ */
+const RUN_KEY_OF_SLICE: Readonly<Record<string, string>> = { asr_by_category: 'goal_category' };
+
+/**
+ * For each of `slices` of which an analytics warning excluded assessments of the project in the
+ * snapshot, the keys those assessments could have held there, from what the warehouse still has of
+ * them: the values of the slice's key column (RUN_KEY_OF_SLICE) over their attack runs. Sorted; null
+ * when the warehouse cannot tell, so that any key could be hidden: a slice not keyed by a run column,
+ * or an excluded assessment with no attack runs loaded (its attack_runs slice excluded too, or none
+ * sent) or with a run lacking the key. A slice without exclusions is absent. The diff reads a key
+ * missing on that side but outside the list as missing for want of testing (added or removed), not
+ * as unknown.
+ */
+export async function excludedSliceKeys(
+  conn: DuckDBConnection,
+  snapshotId: string,
+  project: ProjectRef,
+  slices: readonly string[],
+): Promise<Record<string, string[] | null>> {
+  const keys: Record<string, string[] | null> = {};
+  for (const slice of slices) {
+    const column = RUN_KEY_OF_SLICE[slice];
+    const key = column === undefined ? 'NULL::VARCHAR' : `r.${quoteIdent(column)}`;
+    const rows = await queryRows(
+      conn,
+      `SELECT w.assessment_id, count(r.assessment_id) AS runs, count(${key}) AS keyed,
+              coalesce(list(DISTINCT ${key} ORDER BY ${key}) FILTER (WHERE ${key} IS NOT NULL), []::VARCHAR[]) AS keys
+       FROM (SELECT DISTINCT project_key, assessment_id FROM analytics_warnings
+             WHERE snapshot_id = $1 AND ${PROJECT_MATCH} AND slice = $4) w
+       LEFT JOIN attack_runs r
+         ON r.snapshot_id = $1 AND r.project_key = w.project_key AND r.assessment_id = w.assessment_id
+       GROUP BY w.assessment_id ORDER BY w.assessment_id`,
+      [...projectParams(snapshotId, project), slice],
+    );
+    if (rows.length === 0) continue;
+    const told =
+      column !== undefined && rows.every((row) => (num(row.runs) ?? 0) > 0 && row.keyed === row.runs);
+    keys[slice] = told
+      ? [...new Set(rows.flatMap((row) => (row.keys as unknown[]).map(String)))].sort()
+      : null;
+  }
+  return keys;
 }
 
 /** A request of a snapshot that failed for good (its manifest's failed_requests entry). */

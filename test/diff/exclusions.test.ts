@@ -14,6 +14,7 @@ import { diffMarkdown, projectDiff, type SnapshotDiff } from '../../src/diff/dif
 import { diffFindings } from '../../src/diff/finding-lifecycle.js';
 import { metricDeltas, type ProjectMetrics } from '../../src/diff/metric-deltas.js';
 import { diffSnapshots } from '../../src/diff/snapshot-diff.js';
+import { excludedSliceKeys } from '../../src/diff/warehouse-source.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { copyFixture, FIXTURES, reseal, tempDir } from '../warehouse/helpers.js';
@@ -54,6 +55,33 @@ describe('metricDeltas with excluded slices', () => {
       presence: 'both',
       excluded: 'to',
     });
+  });
+
+  it('calls a key no excluded assessment could have held added or removed, one it could unknown', () => {
+    const deltas = metricDeltas(
+      metrics({ kept: 0.25, only_before: 0.5, ran_after: 0.1 }, { nist: 40 }),
+      metrics({ kept: 0.5, credential_leak: 0.6, content_policy: 0.2 }, {}),
+      {
+        from: ['asr_by_category'],
+        to: ['asr_by_category', 'compliance_matrix'],
+        // The excluded assessments' attack runs: content_policy before, ran_after after; no runs
+        // tell which frameworks a matrix held.
+        keys: { from: { asr_by_category: ['content_policy'] }, to: { asr_by_category: ['ran_after'] } },
+      },
+    );
+    const byKey = Object.fromEntries(deltas.map((d) => [`${d.group}:${d.key}`, d]));
+    expect(byKey['category_asr:content_policy']).toMatchObject({ presence: 'both', excluded: 'from' });
+    expect(byKey['category_asr:credential_leak']).toMatchObject({
+      from: null,
+      to: 0.6,
+      delta: null,
+      presence: 'added',
+      excluded: null,
+    });
+    expect(byKey['category_asr:ran_after']).toMatchObject({ presence: 'both', excluded: 'to' });
+    expect(byKey['category_asr:only_before']).toMatchObject({ presence: 'removed', excluded: null });
+    // No keys for compliance_matrix: any framework could be hidden, so nist stays unknown.
+    expect(byKey['framework_coverage:nist']).toMatchObject({ presence: 'both', excluded: 'to' });
   });
 
   it('treats every key as added without a previous snapshot, whatever the exclusions', () => {
@@ -220,6 +248,15 @@ describe('diffSnapshots over the warehouse', () => {
     expect(markdown).toContain(
       `- excludes 1 assessment with erroneous \`asr_by_category\` in snapshot \`${SECOND}\``,
     );
+  });
+
+  it('reads which categories the excluded assessment could have held from its attack runs', async () => {
+    const ref = { key: 'payments-bot', id: null, name: null };
+    expect(
+      await excludedSliceKeys(warehouse.conn, SECOND, ref, ['asr_by_category', 'compliance_matrix']),
+    ).toEqual({ asr_by_category: ['jailbreak_general', 'system_prompt_leak'] });
+    // No exclusion in the clean copy: nothing could be hidden there.
+    expect(await excludedSliceKeys(warehouse.conn, CLEAN, ref, ['asr_by_category'])).toEqual({});
   });
 
   it('does the same the other way round: not removed, unknown on the later side', async () => {
