@@ -203,6 +203,12 @@ const MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE stored_attack_runs_v17 RENAME TO stored_attack_runs',
     ],
   },
+  {
+    version: 18,
+    description:
+      'metric_transform_lift: the baseline is the pooled ASR of the attack runs with no transform applied (the service sends no `baseline` entry, so every lift was NULL); tables unchanged, views recreated',
+    statements: () => [],
+  },
 ];
 
 /**
