@@ -7,7 +7,8 @@
  * | view / figure                   | definition                                                                 | a warning on … leaves the assessment out |
  * |---------------------------------|----------------------------------------------------------------------------|-------------------------------------------|
  * | overall_asr                     | pooled attacks: runs with best_score ≥ 0.5 / runs with a best_score        | overall_asr, attack_runs                  |
- * | risk_score                      | base of worst severity × (0.6 + 0.4 × overall_asr) (TAXONOMY)              | overall_asr, attack_runs                  |
+ * | risk_score                      | base of worst severity × (0.6 + 0.4 × overall_asr) (TAXONOMY); no attack result → unknown | overall_asr, attack_runs |
+ * | avg_risk_score                  | mean of the analyzed assessments' risk scores; one without an attack result (NULL) left out | overall_asr, attack_runs |
  * | findings_<severity>, _total     | findings (attack runs) by current severity, triaged false_positive left out | severity_breakdown, attack_runs          |
  * | (a run whose score is unknown)  | overall_asr, risk_score and the findings_<severity> counts unknown (NULL)  | —                                         |
  * | findings_open                   | findings not triaged false_positive or remediated                          | severity_breakdown, attack_runs           |
@@ -118,7 +119,9 @@ SELECT a.snapshot_id, s.org, s.workspace, a.project_id, a.project_key, a.assessm
        -- A run whose score is unknown may have succeeded, and may be the worst: both unknown.
        CASE WHEN coalesce(r.attacks_unscored, 0) = 0 AND coalesce(r.attacks_evaluated, 0) > 0
             THEN r.attacks_successful / r.attacks_evaluated END AS asr,
-       CASE WHEN coalesce(r.attacks_unscored, 0) = 0
+       -- Without an attack result (no run has a best_score) the worst severity is unknown, not none:
+       -- the risk score is unknown too (NULL, never 0), and averages leave it out.
+       CASE WHEN coalesce(r.attacks_unscored, 0) = 0 AND coalesce(r.attacks_evaluated, 0) > 0
             THEN ${riskScore('coalesce(r.worst_rank, 0)', 'r.attacks_successful / nullif(r.attacks_evaluated, 0)')} END AS risk_score
 FROM assessments a JOIN snapshots s ON s.snapshot_id = a.snapshot_id
 LEFT JOIN warned w ON w.snapshot_id = a.snapshot_id AND w.project_key = a.project_key AND w.assessment_id = a.assessment_id
@@ -227,11 +230,14 @@ function projectFiguresView(): string {
         service_value: 'e.overall_asr',
         excluded_assessments: 'a.excluded_asr',
       }),
+      // No attack with a result in the project: unknown, as an assessment's (metric_assessments).
       figure('risk_score', {
-        value: `CASE WHEN a.evaluated IS NOT NULL AND a.unscored = 0 THEN ${riskScore('coalesce(a.worst_rank, 0)', 'a.successful / nullif(a.evaluated, 0)')} END`,
+        value: `CASE WHEN a.evaluated > 0 AND a.unscored = 0 THEN ${riskScore('coalesce(a.worst_rank, 0)', 'a.successful / nullif(a.evaluated, 0)')} END`,
         service_value: 'e.overall_risk_score',
         excluded_assessments: 'a.excluded_asr',
       }),
+      // The mean of the assessments' known risk scores: list_avg skips the NULL of an assessment
+      // without an attack result, so it is left out, never averaged in as 0.
       figure('avg_risk_score', {
         value: 'CASE WHEN a.unscored = 0 THEN round(a.avg_risk, 2) END',
         service_value: 'p.avg_risk_score',
@@ -560,7 +566,10 @@ FROM d
 LEFT JOIN svc ON svc.snapshot_id = d.snapshot_id AND svc.project_key = d.project_key AND svc.domain = d.domain
 LEFT JOIN x ON x.snapshot_id = d.snapshot_id AND x.project_key = d.project_key`;
 
-/** Per analyzed assessment: its ASR (with the attack counts) and risk score, for trend charts. */
+/**
+ * Per analyzed assessment: its ASR (with the attack counts) and risk score, for trend charts; both
+ * NULL (no point drawn, never 0) for an assessment without an attack result.
+ */
 const METRIC_TREND = `
 CREATE OR REPLACE VIEW metric_trend AS
 SELECT snapshot_id, org, workspace, project_id, project_key, assessment_id, assessment_name, status, created_at AS date,
