@@ -13,7 +13,9 @@
 --   against the trials loaded.
 -- exclusions: a check whose recomputation lacks input (e.g. an assessment without severity_breakdown,
 --   absent in older data or flagged by an analytics warning) is not a disagreement: its status is
---   not_compared and excluded_assessments says how many assessments lacked it.
+--   not_compared and excluded_assessments says how many assessments lacked it. The recomputed
+--   avg_risk_score averages the known risk scores: an assessment without an attack result (no run has
+--   a best_score) has none and is left out, never averaged in as 0.
 WITH runs AS (SELECT snapshot_id, assessment_id, count(*) AS n FROM attack_runs GROUP BY ALL),
 trial_counts AS (SELECT snapshot_id, assessment_id, count(*) AS n FROM trials GROUP BY ALL),
 complete_trials AS (

@@ -203,19 +203,35 @@ export async function readSliceExclusions(
 }
 
 export interface TransformLift {
+  /** ASR of the attack runs with no transform applied (metric_transform_lift); null when unknown. */
   baselineAsr: number | null;
   rows: (AsrFigure & { lift: number | null })[];
 }
 
-/** Transform ASR and lift against the pooled no-transform baseline. */
+/**
+ * Transform ASR and lift against the pooled no-transform baseline, both as metric_transform_lift
+ * defines them (the baseline is the same on every row of a project; unknown without any row).
+ */
 export async function readTransformLift(conn: DuckDBConnection, scope: FigureScope): Promise<TransformLift> {
-  const all = await readAsrBy(conn, scope, 'transform');
-  const baseline = all.find((row) => row.key === 'baseline')?.value ?? null;
-  const lifted = all
-    .filter((row) => row.key !== 'baseline')
-    .map((row) => ({ ...row, lift: row.value === null || baseline === null ? null : row.value - baseline }));
-  lifted.sort((a, b) => (b.lift ?? -Infinity) - (a.lift ?? -Infinity) || (a.key < b.key ? -1 : 1));
-  return { baselineAsr: baseline, rows: lifted };
+  const found = await rows(
+    conn,
+    `SELECT transform AS key, asr, successful_attacks, total_attacks, total_trials, evidence, avg_best_score,
+            excluded_assessments, baseline_asr, lift
+     FROM metric_transform_lift WHERE ${WHERE} ORDER BY lift DESC NULLS LAST, transform`,
+    params(scope),
+  );
+  const lifted = found.map((row) => ({
+    key: String(row.key),
+    value: num(row.asr),
+    numerator: num(row.successful_attacks),
+    denominator: num(row.total_attacks),
+    trials: num(row.total_trials),
+    evidence: row.evidence === 'measured' ? ('measured' as const) : ('insufficient_evidence' as const),
+    avgBestScore: num(row.avg_best_score),
+    excluded_assessments: ids(row.excluded_assessments),
+    lift: num(row.lift),
+  }));
+  return { baselineAsr: num(found[0]?.baseline_asr), rows: lifted };
 }
 
 export type CategoryState = 'failing' | 'passing' | 'insufficient_evidence' | 'not_tested';

@@ -203,6 +203,18 @@ const MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE stored_attack_runs_v17 RENAME TO stored_attack_runs',
     ],
   },
+  {
+    version: 18,
+    description:
+      'metric_transform_lift: the baseline is the pooled ASR of the attack runs with no transform applied (the service sends no `baseline` entry, so every lift was NULL); tables unchanged, views recreated',
+    statements: () => [],
+  },
+  {
+    version: 19,
+    description:
+      'an assessment (or project) without an attack result has an unknown risk score (NULL, never 0), left out of avg_risk_score and the risk trend; tables unchanged, views recreated',
+    statements: () => [],
+  },
 ];
 
 /**

@@ -7,14 +7,15 @@
  * | view / figure                   | definition                                                                 | a warning on … leaves the assessment out |
  * |---------------------------------|----------------------------------------------------------------------------|-------------------------------------------|
  * | overall_asr                     | pooled attacks: runs with best_score ≥ 0.5 / runs with a best_score        | overall_asr, attack_runs                  |
- * | risk_score                      | base of worst severity × (0.6 + 0.4 × overall_asr) (TAXONOMY)              | overall_asr, attack_runs                  |
+ * | risk_score                      | base of worst severity × (0.6 + 0.4 × overall_asr) (TAXONOMY); no attack result → unknown | overall_asr, attack_runs |
+ * | avg_risk_score                  | mean of the analyzed assessments' risk scores; one without an attack result (NULL) left out | overall_asr, attack_runs |
  * | findings_<severity>, _total     | findings (attack runs) by current severity, triaged false_positive left out | severity_breakdown, attack_runs          |
  * | (a run whose score is unknown)  | overall_asr, risk_score and the findings_<severity> counts unknown (NULL)  | —                                         |
  * | findings_open                   | findings not triaged false_positive or remediated                          | severity_breakdown, attack_runs           |
  * | assessments/attacks/trials/reports | counts and sums over the assessments                                    | —                                         |
  * | metric_category_asr             | pooled asr_by_category entries: Σ successful / Σ attacks; a missing count → unknown | asr_by_category           |
  * | metric_attack_asr               | the same over asr_by_attack                                                | asr_by_attack                             |
- * | metric_transform_lift           | pooled asr_by_transform; lift = ASR − ASR of the `baseline` entry          | asr_by_transform                          |
+ * | metric_transform_lift           | pooled asr_by_transform; lift = ASR − baseline (pooled untransformed runs)  | asr_by_transform; baseline: overall_asr, attack_runs |
  * | metric_compliance_categories    | state (failing/passing/insufficient_evidence/not_tested), current state, last_tested_at | compliance_matrix |
  * | metric_framework_coverage       | tested / all categories (matrix tags ∪ taxonomy), posture disagreements    | compliance_matrix                         |
  * | metric_goal_asr                 | pooled attacks per (goal category, goal) over attack runs; service GoalDetail.asr beside | overall_asr, attack_runs     |
@@ -118,7 +119,9 @@ SELECT a.snapshot_id, s.org, s.workspace, a.project_id, a.project_key, a.assessm
        -- A run whose score is unknown may have succeeded, and may be the worst: both unknown.
        CASE WHEN coalesce(r.attacks_unscored, 0) = 0 AND coalesce(r.attacks_evaluated, 0) > 0
             THEN r.attacks_successful / r.attacks_evaluated END AS asr,
-       CASE WHEN coalesce(r.attacks_unscored, 0) = 0
+       -- Without an attack result (no run has a best_score) the worst severity is unknown, not none:
+       -- the risk score is unknown too (NULL, never 0), and averages leave it out.
+       CASE WHEN coalesce(r.attacks_unscored, 0) = 0 AND coalesce(r.attacks_evaluated, 0) > 0
             THEN ${riskScore('coalesce(r.worst_rank, 0)', 'r.attacks_successful / nullif(r.attacks_evaluated, 0)')} END AS risk_score
 FROM assessments a JOIN snapshots s ON s.snapshot_id = a.snapshot_id
 LEFT JOIN warned w ON w.snapshot_id = a.snapshot_id AND w.project_key = a.project_key AND w.assessment_id = a.assessment_id
@@ -227,11 +230,14 @@ function projectFiguresView(): string {
         service_value: 'e.overall_asr',
         excluded_assessments: 'a.excluded_asr',
       }),
+      // No attack with a result in the project: unknown, as an assessment's (metric_assessments).
       figure('risk_score', {
-        value: `CASE WHEN a.evaluated IS NOT NULL AND a.unscored = 0 THEN ${riskScore('coalesce(a.worst_rank, 0)', 'a.successful / nullif(a.evaluated, 0)')} END`,
+        value: `CASE WHEN a.evaluated > 0 AND a.unscored = 0 THEN ${riskScore('coalesce(a.worst_rank, 0)', 'a.successful / nullif(a.evaluated, 0)')} END`,
         service_value: 'e.overall_risk_score',
         excluded_assessments: 'a.excluded_asr',
       }),
+      // The mean of the assessments' known risk scores: list_avg skips the NULL of an assessment
+      // without an attack result, so it is left out, never averaged in as 0.
       figure('avg_risk_score', {
         value: 'CASE WHEN a.unscored = 0 THEN round(a.avg_risk, 2) END',
         service_value: 'p.avg_risk_score',
@@ -323,13 +329,46 @@ WHERE b.dimension = '${dimension}'
 GROUP BY ALL`;
 }
 
-/** Transform lift against the no-transform `baseline` entry, both pooled. */
+/**
+ * Transform lift: a transform's pooled ASR (metric_transform_asr) minus the baseline ASR, that of the
+ * attack runs with no transform applied (TAXONOMY: "No transform is reported as `baseline`;
+ * transform_lift[t] = ASR with t − baseline ASR"; the service sends no such entry, so the baseline is
+ * recomputed from the attack runs). The baseline counts attacks as overall_asr does, per project and
+ * snapshot: runs of analyzed assessments with an empty transforms_applied, a run with a best_score
+ * counts and succeeds at ≥ 0.5, one without has no result and is left out, and assessments whose
+ * overall_asr or attack_runs a warning flags are left out (named in baseline_excluded_assessments;
+ * excluded_assessments stays the transform ASR's asr_by_transform exclusions). The baseline, and so
+ * every lift, is unknown (NULL, never 0) without an untransformed run with a result, while such a run's
+ * score is unknown, or while a run with a result has no transforms_applied list (it may be one).
+ */
 const METRIC_TRANSFORM_LIFT = `
 CREATE OR REPLACE VIEW metric_transform_lift AS
-SELECT t.*, b.asr AS baseline_asr, t.asr - b.asr AS lift
+WITH base AS (
+  SELECT r.snapshot_id, r.project_key,
+         count(*) FILTER (WHERE len(r.transforms_applied) = 0 AND r.best_score >= 0.5) AS successful,
+         count(r.best_score) FILTER (WHERE len(r.transforms_applied) = 0) AS evaluated,
+         count(*) FILTER (WHERE len(r.transforms_applied) = 0 AND ${scoreUnknown('r')}) AS unscored,
+         count(*) FILTER (WHERE r.transforms_applied IS NULL AND (r.best_score IS NOT NULL OR ${scoreUnknown('r')})) AS unlisted
+  FROM attack_runs r
+  JOIN metric_assessments m ON m.snapshot_id = r.snapshot_id AND m.project_key = r.project_key AND m.assessment_id = r.assessment_id
+  WHERE m.analyzed AND NOT m.asr_excluded
+  GROUP BY ALL
+), x AS (
+  SELECT snapshot_id, project_key, list(assessment_id ORDER BY assessment_id) AS ids
+  FROM metric_assessments WHERE analyzed AND asr_excluded GROUP BY ALL
+), b AS (
+  SELECT base.snapshot_id, base.project_key, base.successful, base.evaluated,
+         CASE WHEN base.unscored = 0 AND base.unlisted = 0 AND base.evaluated > 0
+              THEN base.successful / base.evaluated END AS asr
+  FROM base
+)
+SELECT t.*, b.asr AS baseline_asr, t.asr - b.asr AS lift,
+       CASE WHEN b.asr IS NOT NULL THEN b.successful END AS baseline_successful_attacks,
+       CASE WHEN b.asr IS NOT NULL THEN b.evaluated END AS baseline_attacks,
+       coalesce(x.ids, []::VARCHAR[]) AS baseline_excluded_assessments
 FROM metric_transform_asr t
-LEFT JOIN metric_transform_asr b ON b.snapshot_id = t.snapshot_id AND b.project_key = t.project_key AND b.transform = 'baseline'
-WHERE t.transform <> 'baseline'`;
+LEFT JOIN b ON b.snapshot_id = t.snapshot_id AND b.project_key = t.project_key
+LEFT JOIN x ON x.snapshot_id = t.snapshot_id AND x.project_key = t.project_key`;
 
 /** Taxonomy categories per framework: the coverage denominator includes untested categories. */
 function taxonomyValues(): string {
@@ -527,7 +566,10 @@ FROM d
 LEFT JOIN svc ON svc.snapshot_id = d.snapshot_id AND svc.project_key = d.project_key AND svc.domain = d.domain
 LEFT JOIN x ON x.snapshot_id = d.snapshot_id AND x.project_key = d.project_key`;
 
-/** Per analyzed assessment: its ASR (with the attack counts) and risk score, for trend charts. */
+/**
+ * Per analyzed assessment: its ASR (with the attack counts) and risk score, for trend charts; both
+ * NULL (no point drawn, never 0) for an assessment without an attack result.
+ */
 const METRIC_TREND = `
 CREATE OR REPLACE VIEW metric_trend AS
 SELECT snapshot_id, org, workspace, project_id, project_key, assessment_id, assessment_name, status, created_at AS date,

@@ -10,7 +10,8 @@
  * - Findings: every attack run of a completed or failed assessment, by current severity (the triaged
  *   FindingDetail in `findings/` when present, else the severity of its best score), findings triaged
  *   false_positive left out; open = not false_positive or remediated.
- * - Risk score: base of the worst severity present (critical 10 … info 1, none 0) × (0.6 + 0.4 × ASR).
+ * - Risk score: base of the worst severity present (critical 10 … info 1, none 0) × (0.6 + 0.4 × ASR);
+ *   unknown (null) without an attack with a result.
  * - Coverage per framework: categories tested by any assessment / the framework's categories (the
  *   taxonomy list plus any tag the matrix adds), assessments whose compliance_matrix is flagged left out.
  */
@@ -124,7 +125,8 @@ export async function recomputeFromRaw(snapshotDir: string, projectKey: string):
     successful,
     attacks,
     asr,
-    riskScore: analyzed.length === 0 ? null : riskScore,
+    // No attack with a result: the worst severity is unknown, so is the risk score (never 0).
+    riskScore: attacks === 0 ? null : riskScore,
     severities,
     total: Object.values(severities).reduce((sum, n) => sum + n, 0),
     open,
