@@ -8,7 +8,8 @@
  *
  * Two first loads racing: the one that links second finds the file there and loads into it instead
  * (the caller re-runs its load against the existing database). A killed build leaves only its temp
- * file, removed by the next first load in that directory once its pid is gone.
+ * file (with its WAL and spill directory), removed by the next first load in that directory once its
+ * pid is gone.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -23,7 +24,11 @@ function tempPathFor(dbPath: string): string {
   return path.join(path.dirname(dbPath), name);
 }
 
-/** Removes temp files of earlier first loads of `dbPath` whose process is gone (killed builds). */
+/**
+ * Removes what earlier first loads of `dbPath` whose process is gone (killed builds) left: the temp
+ * database, its WAL and the spill directory DuckDB made beside it (`<temp>.tmp/`, its temp_directory),
+ * which can hold megabytes of spilled blocks: hence recursive.
+ */
 export async function removeAbandoned(dbPath: string): Promise<void> {
   const dir = path.dirname(dbPath);
   const prefix = `.${path.basename(dbPath)}${TEMP_MARK}`;
@@ -32,7 +37,7 @@ export async function removeAbandoned(dbPath: string): Promise<void> {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
     if (Number.isInteger(pid) && pid > 0 && !isProcessAlive(pid))
-      await rm(path.join(dir, name), { force: true }).catch(() => undefined);
+      await rm(path.join(dir, name), { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
