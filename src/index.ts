@@ -184,7 +184,7 @@ export { applyRetention, listFinishedSnapshots } from './pipeline/retention.js';
 // Triage: one finding, a decisions file, the journal of what was sent; credits auto-refill.
 export { validateTriageChange, isUuid, TRIAGE_FIELDS, TRIAGE_ENUMS } from './triage/triage-request.js';
 export type { TriageInput, TriageProblem, ValidTriageChange } from './triage/triage-request.js';
-export { triageFinding } from './triage/triage-finding.js';
+export { triageFinding, TriageOutcomeUnknownError } from './triage/triage-finding.js';
 export type { TriageFindingOptions, TriageFindingResult } from './triage/triage-finding.js';
 export { readDecisionsFile, parseDecisions, DecisionsFileError } from './triage/decisions-file.js';
 export type { DecisionRow, DecisionsFile, DecisionProblem } from './triage/decisions-file.js';

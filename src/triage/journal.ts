@@ -7,9 +7,10 @@
  * Every PATCH leaves two lines: `"outcome":"sending"` written and fsync'ed BEFORE the request leaves,
  * then its outcome once known. A "sending" line with no outcome after it means the process died
  * (SIGKILL, crash, a second Ctrl-C) while the request was in flight: the service may or may not have
- * applied it, so it counts as outcome_unknown (indexJournal) and is never re-sent without the
- * operator's `--resend-unknown`. Without the "sending" line such a PATCH would leave no trace and the
- * re-run would send it again.
+ * applied it, so it counts as outcome_unknown (resolveOutcomes) and is never re-sent without the
+ * operator's `--resend-unknown` (`triage apply`, indexJournal) or `--resend` (a single triage,
+ * lastWordOn). Without the "sending" line such a PATCH would leave no trace and the re-run would send
+ * it again.
  *
  * Line format `airt-triage/1` (CONTRACTS.md; keys in this order):
  * {"journal":"airt-triage/1","time":"…Z","org":"acme","workspace":"main","finding_id":"uuid",
@@ -213,35 +214,80 @@ export function changeKey(
 /** What the journal knows about one change: applied wins over outcome_unknown, which wins over failed. */
 export type KnownOutcome = { outcome: JournalOutcome; entry: JournalEntry };
 
+/** How decisive each outcome is when one change has several: it may have applied, so unknown beats failed. */
+const OUTCOME_RANK: Record<JournalOutcome, number> = { failed: 0, outcome_unknown: 1, applied: 2 };
+
 /**
- * Indexes journal entries by change identity (see changeKey), keeping the most decisive outcome.
- * "sending" lines are paired with the outcome lines that follow them for the same change (counted, so
- * a file with the same change twice pairs right, and journals written before "sending" lines existed
- * read as before); each one left unpaired is an outcome_unknown.
+ * The journal's lines as outcomes, in file order. A "sending" line is paired with the next outcome
+ * line of the same change (counted, so a file with the same change twice pairs right, and journals
+ * written before "sending" lines existed read as before) and dropped; each one left unpaired is an
+ * outcome_unknown, where it stands (the process died while that PATCH was in flight).
  */
-export function indexJournal(entries: readonly JournalEntry[]): Map<string, KnownOutcome> {
-  const rank: Record<JournalOutcome, number> = { failed: 0, outcome_unknown: 1, applied: 2 };
-  const known = new Map<string, KnownOutcome>();
-  const inFlight = new Map<string, JournalEntry[]>();
-  const record = (key: string, outcome: JournalOutcome, entry: JournalEntry): void => {
-    const current = known.get(key);
-    if (!current || rank[outcome] >= rank[current.outcome]) known.set(key, { outcome, entry });
-  };
+export function resolveOutcomes(entries: readonly JournalEntry[]): KnownOutcome[] {
+  const resolved: (KnownOutcome | undefined)[] = [];
+  const inFlight = new Map<string, number[]>();
   for (const entry of entries) {
     const key = changeKey(entry.org, entry.workspace, entry.finding_id, entry.request, entry.acceptance);
     if (entry.outcome === 'sending') {
-      inFlight.set(key, [...(inFlight.get(key) ?? []), entry]);
+      inFlight.set(key, [...(inFlight.get(key) ?? []), resolved.length]);
+      resolved.push({
+        outcome: 'outcome_unknown',
+        entry: { ...entry, outcome: 'outcome_unknown', error: NO_OUTCOME_RECORDED },
+      });
       continue;
     }
-    inFlight.get(key)?.shift();
-    record(key, entry.outcome, entry);
+    const answered = inFlight.get(key)?.shift();
+    if (answered !== undefined) resolved[answered] = undefined;
+    resolved.push({ outcome: entry.outcome, entry });
   }
-  for (const [key, dangling] of inFlight) {
-    for (const entry of dangling) {
-      record(key, 'outcome_unknown', { ...entry, outcome: 'outcome_unknown', error: NO_OUTCOME_RECORDED });
-    }
+  return resolved.filter((known): known is KnownOutcome => known !== undefined);
+}
+
+/**
+ * Indexes journal entries by change identity (see changeKey), keeping the most decisive outcome; an
+ * unanswered "sending" line counts as outcome_unknown (resolveOutcomes). What `triage apply` plans by.
+ */
+export function indexJournal(entries: readonly JournalEntry[]): Map<string, KnownOutcome> {
+  const known = new Map<string, KnownOutcome>();
+  for (const outcome of resolveOutcomes(entries)) {
+    const { entry } = outcome;
+    const key = changeKey(entry.org, entry.workspace, entry.finding_id, entry.request, entry.acceptance);
+    const current = known.get(key);
+    if (!current || OUTCOME_RANK[outcome.outcome] >= OUTCOME_RANK[current.outcome]) known.set(key, outcome);
   }
   return known;
+}
+
+/**
+ * The journal's last word on one finding of an organization and workspace: its last change there, with
+ * what the journal knows of it. That change's lines since the finding's previous change are judged as
+ * indexJournal judges a change (applied over outcome_unknown over failed; an unanswered "sending" is
+ * outcome_unknown), so a `--resend` that failed never hides the unknown outcome before it. Undefined
+ * when the journal never changed the finding. What a single `triage FINDING_ID` decides by.
+ */
+export function lastWordOn(
+  entries: readonly JournalEntry[],
+  org: string,
+  workspace: string,
+  findingId: string,
+): KnownOutcome | undefined {
+  const id = findingId.toLowerCase();
+  const ofFinding = resolveOutcomes(entries).filter(
+    ({ entry }) =>
+      entry.org === org && entry.workspace === workspace && entry.finding_id.toLowerCase() === id,
+  );
+  const last = ofFinding.at(-1);
+  if (last === undefined) return undefined;
+  const keyOf = ({ entry }: KnownOutcome): string =>
+    changeKey(entry.org, entry.workspace, entry.finding_id, entry.request, entry.acceptance);
+  const lastKey = keyOf(last);
+  let word = last;
+  for (let i = ofFinding.length - 2; i >= 0; i--) {
+    const earlier = ofFinding[i];
+    if (earlier === undefined || keyOf(earlier) !== lastKey) break;
+    if (OUTCOME_RANK[earlier.outcome] > OUTCOME_RANK[word.outcome]) word = earlier;
+  }
+  return word;
 }
 
 /**

@@ -7,7 +7,8 @@
  * - 2xx whose body fails the schema      → applied (with the raw body and a warning), never a failure
  * - 502/504/timeout/reset on the PATCH   → outcome_unknown: not retried, listed for the operator
  * - any other HTTP error, refused socket → failed (nothing was changed; safe to send again)
- * - anything else (a broken connection, a timeout the client did not classify, an unexpected error)
+ * - anything else (a broken connection, a timeout the client did not classify, the caller's abort
+ *   signal cutting the request off, an unexpected error)
  *                                        → outcome_unknown, because we cannot tell whether it arrived
  */
 import type { ApiClient } from '../api/client-types.js';
@@ -19,6 +20,7 @@ import {
   isResponseSchemaError,
 } from '../api/errors.js';
 import type { FindingDetail } from '../api/schemas.js';
+import { InterruptedError } from '../errors.js';
 import { JOURNAL_FORMAT, type JournalEntry } from './journal.js';
 import { canonicalRequest, type ValidTriageChange } from './triage-request.js';
 
@@ -140,7 +142,9 @@ export async function sendTriageChange(
     }
     const message = isApiError(error)
       ? error.message
-      : `unexpected error while sending: ${error instanceof Error ? error.message : String(error)}`;
+      : isAbort(error)
+        ? `${error.message.replace(/\.$/u, '')} while the PATCH was in flight, before the service answered`
+        : `unexpected error while sending: ${error instanceof Error ? error.message : String(error)}`;
     return {
       entry: entry({
         outcome: 'outcome_unknown',
@@ -152,4 +156,9 @@ export async function sendTriageChange(
       stopsRun: true,
     };
   }
+}
+
+/** The client's abort: the caller's signal reason (the CLI's InterruptedError) or a plain AbortError. */
+function isAbort(error: unknown): error is Error {
+  return error instanceof InterruptedError || (error instanceof Error && error.name === 'AbortError');
 }

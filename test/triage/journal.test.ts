@@ -7,6 +7,7 @@ import {
   changeKey,
   formatJournalLine,
   indexJournal,
+  lastWordOn,
   lockJournal,
   NO_OUTCOME_RECORDED,
   openJournal,
@@ -84,6 +85,61 @@ describe('journal lines', () => {
         .values()
         .next().value?.outcome,
     ).toBe('failed');
+  });
+});
+
+describe("the journal's last word on a finding (single triage)", () => {
+  const sending = (overrides: Partial<JournalEntry> = {}): JournalEntry =>
+    entry({ outcome: 'sending', http_status: null, finding: null, ...overrides });
+  const word = (entries: JournalEntry[]) => {
+    const last = lastWordOn(entries, 'acme', 'main', ID.toUpperCase());
+    return last && [last.outcome, last.entry.request.finding_status, last.entry.error];
+  };
+  const remediated = { request: { finding_status: 'remediated' as const } };
+
+  it('reads an unanswered "sending" line as outcome_unknown, where it stands', () => {
+    // A killed run: its "sending" line is the last word, even after an applied change before it.
+    expect(word([entry(), sending(remediated)])).toEqual([
+      'outcome_unknown',
+      'remediated',
+      NO_OUTCOME_RECORDED,
+    ]);
+    // Answered, it is the answer; a later change of the finding is the last word.
+    expect(word([sending(), entry({ outcome: 'outcome_unknown', error: 'x' })])).toEqual([
+      'outcome_unknown',
+      'false_positive',
+      'x',
+    ]);
+    expect(word([sending(), entry(remediated)])).toEqual(['applied', 'remediated', null]);
+    expect(word([sending(remediated), entry(), entry(remediated), entry()])).toEqual([
+      'applied',
+      'false_positive',
+      null,
+    ]);
+  });
+
+  it('judges the last change as triage apply does: a failed re-send keeps the unknown outcome', () => {
+    expect(word([sending(), sending(), entry({ outcome: 'failed', error: '429' })])?.[0]).toBe(
+      'outcome_unknown',
+    );
+    expect(word([entry({ outcome: 'outcome_unknown' }), entry({ outcome: 'failed' })])?.[0]).toBe(
+      'outcome_unknown',
+    );
+    expect(word([entry({ outcome: 'outcome_unknown' }), sending(), entry()])?.[0]).toBe('applied');
+    // Only since the finding's previous change: an unknown outcome before another change is not it.
+    expect(
+      word([entry({ outcome: 'outcome_unknown' }), entry(remediated), entry({ outcome: 'failed' })])?.[0],
+    ).toBe('failed');
+  });
+
+  it('looks only at that finding of that organization and workspace', () => {
+    expect(word([])).toBeUndefined();
+    expect(
+      word([
+        sending({ workspace: 'other' }),
+        sending({ finding_id: '0a1b2c3d-0000-4000-8000-00000000000b' }),
+      ]),
+    ).toBe(undefined);
   });
 });
 

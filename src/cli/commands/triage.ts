@@ -94,7 +94,7 @@ export const triageCommand = defineCommand<TriageArgs>({
       .option('resend', {
         type: 'boolean',
         describe:
-          'Single finding: send even if the journal shows this change applied last (the finding was changed in the service since)',
+          "Single finding: send even if the journal's last word on the finding is this change, applied (the finding was changed in the service since) or with its outcome unknown (checked: it did not arrive)",
       })
       .option('resend-unknown', {
         type: 'boolean',
@@ -164,12 +164,16 @@ async function runSingle(args: TriageArgs, io: CliIO, journalPath: string): Prom
   }
   // Validation passed: only now resolve the connection and load the client.
   const connection = resolveConnection(args, io);
-  const [{ createApiClient }, { triageFinding }, format, { isNotFoundError }] = await Promise.all([
-    import('../../api/client.js'),
-    import('../../triage/triage-finding.js'),
-    import('../../triage/format-finding.js'),
-    import('../../api/errors.js'),
-  ]);
+  const [{ createApiClient }, { triageFinding, TriageOutcomeUnknownError }, format, { isNotFoundError }] =
+    await Promise.all([
+      import('../../api/client.js'),
+      import('../../triage/triage-finding.js'),
+      import('../../triage/format-finding.js'),
+      import('../../api/errors.js'),
+    ]);
+  // Stopped before anything could be sent: say so, and exit 130/143.
+  if (io.signal.aborted)
+    throw new CliError(`${interruptionText(io.signal)}: nothing was sent.`, abortExitCode(io.signal));
   const client = createApiClient({
     baseUrl: connection.baseUrl,
     token: connection.token,
@@ -186,7 +190,17 @@ async function runSingle(args: TriageArgs, io: CliIO, journalPath: string): Prom
       cwd: io.cwd,
       resend: args.resend === true,
     }).catch((error: unknown) => {
-      throw isNotFoundError(error) ? findingNotFound(error, terminalSafe) : error;
+      if (isNotFoundError(error)) throw findingNotFound(error, terminalSafe);
+      // Ctrl-C or SIGTERM cut the PATCH off: exit 130/143 like every other command. The message (its
+      // reason names the signal) says the outcome is unknown and only --resend sends it again: the
+      // same command alone sends nothing (a re-run that did added a duplicate review event).
+      if (io.signal.aborted && error instanceof TriageOutcomeUnknownError && error.sentNow) {
+        throw new TriageOutcomeUnknownError(error.entry, error.journalPath, true, {
+          cause: error.cause,
+          exitCode: abortExitCode(io.signal),
+        });
+      }
+      throw error;
     });
     io.stdout(args.json ? format.formatTriageResultJson(outcome) : format.formatTriageResultTable(outcome));
     if (outcome.alreadyApplied === true && !args.json)
