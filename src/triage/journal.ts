@@ -7,7 +7,7 @@
  * Every PATCH leaves two lines: `"outcome":"sending"` written and fsync'ed BEFORE the request leaves,
  * then its outcome once known. A "sending" line with no outcome after it means the process died
  * (SIGKILL, crash, a second Ctrl-C) while the request was in flight: the service may or may not have
- * applied it, so it counts as outcome_unknown (indexJournal) and is never re-sent without the
+ * applied it, so it counts as outcome_unknown (outcomeLines) and is never re-sent without the
  * operator's `--resend-unknown`. Without the "sending" line such a PATCH would leave no trace and the
  * re-run would send it again.
  *
@@ -214,32 +214,42 @@ export function changeKey(
 export type KnownOutcome = { outcome: JournalOutcome; entry: JournalEntry };
 
 /**
- * Indexes journal entries by change identity (see changeKey), keeping the most decisive outcome.
- * "sending" lines are paired with the outcome lines that follow them for the same change (counted, so
- * a file with the same change twice pairs right, and journals written before "sending" lines existed
- * read as before); each one left unpaired is an outcome_unknown.
+ * The journal's outcomes in journal order, as a reader deciding what to send needs them: each
+ * "sending" line is paired with the outcome line that follows it for the same change (counted, so a
+ * file with the same change twice pairs right, and journals written before "sending" lines existed
+ * read as before) and left out; one left unpaired reads as an outcome_unknown line in its place (the
+ * run stopped with that PATCH in flight, error NO_OUTCOME_RECORDED).
+ */
+export function outcomeLines(entries: readonly JournalEntry[]): JournalEntry[] {
+  const lines: (JournalEntry | undefined)[] = [];
+  const inFlight = new Map<string, number[]>();
+  for (const entry of entries) {
+    const key = changeKey(entry.org, entry.workspace, entry.finding_id, entry.request, entry.acceptance);
+    if (entry.outcome === 'sending') {
+      inFlight.set(key, [...(inFlight.get(key) ?? []), lines.length]);
+      lines.push({ ...entry, outcome: 'outcome_unknown', error: NO_OUTCOME_RECORDED });
+      continue;
+    }
+    const paired = inFlight.get(key)?.shift();
+    if (paired !== undefined) lines[paired] = undefined;
+    lines.push(entry);
+  }
+  return lines.filter((line): line is JournalEntry => line !== undefined);
+}
+
+/**
+ * Indexes journal entries by change identity (see changeKey), keeping the most decisive outcome;
+ * "sending" lines are read as outcomeLines reads them.
  */
 export function indexJournal(entries: readonly JournalEntry[]): Map<string, KnownOutcome> {
   const rank: Record<JournalOutcome, number> = { failed: 0, outcome_unknown: 1, applied: 2 };
   const known = new Map<string, KnownOutcome>();
-  const inFlight = new Map<string, JournalEntry[]>();
-  const record = (key: string, outcome: JournalOutcome, entry: JournalEntry): void => {
-    const current = known.get(key);
-    if (!current || rank[outcome] >= rank[current.outcome]) known.set(key, { outcome, entry });
-  };
-  for (const entry of entries) {
+  for (const entry of outcomeLines(entries)) {
+    if (entry.outcome === 'sending') continue;
     const key = changeKey(entry.org, entry.workspace, entry.finding_id, entry.request, entry.acceptance);
-    if (entry.outcome === 'sending') {
-      inFlight.set(key, [...(inFlight.get(key) ?? []), entry]);
-      continue;
-    }
-    inFlight.get(key)?.shift();
-    record(key, entry.outcome, entry);
-  }
-  for (const [key, dangling] of inFlight) {
-    for (const entry of dangling) {
-      record(key, 'outcome_unknown', { ...entry, outcome: 'outcome_unknown', error: NO_OUTCOME_RECORDED });
-    }
+    const current = known.get(key);
+    if (!current || rank[entry.outcome] >= rank[current.outcome])
+      known.set(key, { outcome: entry.outcome, entry });
   }
   return known;
 }
