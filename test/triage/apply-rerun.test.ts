@@ -140,6 +140,38 @@ describe('triage apply after a later change of the finding', () => {
   });
 });
 
+describe('triage apply re-run with held-back rows', () => {
+  it('exits 3 when the only open rows are held back as outcome unknown, and sends nothing', async () => {
+    await freshDir();
+    const [held, done] = [ids[4] ?? '', ids[5] ?? ''];
+    const file = await writeDecisions('week1.csv', [
+      [held, 'remediated'],
+      [done, 'false_positive'],
+    ]);
+    // The row of `done` applied; the run was killed while the PATCH of `held` was in flight.
+    expect((await apply(await writeDecisions('done.csv', [[done, 'false_positive']]))).code).toBe(0);
+    await journalDanglingSending(held, 'remediated');
+    const before = await state(held);
+    const requests = sim.stats().requests;
+
+    const result = await apply(file);
+    expect(result.code).toBe(3);
+    expect(result.out).toContain(
+      'Applied 0 of 0 row(s) sent in this run; 1 already applied earlier (skipped); ' +
+        '1 held back (unknown outcome in an earlier run)',
+    );
+    expect(result.out).toContain('Unknown outcome in an earlier run, held back (1)');
+    expect(result.err).toContain('1 held back with an unknown earlier outcome');
+    expect(sim.stats().requests).toBe(requests);
+    expect(await state(held)).toEqual(before);
+
+    // --resend-unknown (after the operator checked the change is missing) sends it, and the file is done.
+    const resent = await apply(file, '--resend-unknown');
+    expect(resent.code).toBe(0);
+    expect(await state(held)).toEqual({ status: 'remediated', events: before.events + 1 });
+  });
+});
+
 describe("planApply: the journal's last word on the finding decides", () => {
   const ID = '0a1b2c3d-0000-4000-8000-00000000000a';
   const target = { org: 'acme', workspace: 'main' };
