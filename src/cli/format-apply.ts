@@ -35,7 +35,11 @@ export function formatApplyReport(report: ApplyReport): string {
   const { plan } = report;
   const parts = [
     `Applied ${report.applied.length} of ${plan.toSend.length} row(s) sent in this run; ` +
-      `${plan.alreadyApplied.length} already applied earlier (skipped). Journal: ${report.journalPath}\n`,
+      `${plan.alreadyApplied.length} already applied earlier (skipped)` +
+      (plan.unresolvedUnknown.length > 0
+        ? `; ${plan.unresolvedUnknown.length} held back (unknown outcome in an earlier run)`
+        : '') +
+      `. Journal: ${report.journalPath}\n`,
   ];
   if (report.stoppedBecause !== undefined) {
     parts.push(

@@ -20,7 +20,7 @@ import type { ApiClient } from '../api/client-types.js';
 import { CliError, InvalidOptionError } from '../errors.js';
 import { planApply, type ApplyPlan } from './apply-plan.js';
 import type { DecisionRow, DecisionsFile } from './decisions-file.js';
-import { indexJournal, lockJournal, openJournal, readJournal, type JournalEntry } from './journal.js';
+import { lockJournal, openJournal, readJournal, type JournalEntry } from './journal.js';
 import { writeRemainingRows } from './remaining-rows.js';
 import { sendingEntry, sendTriageChange, type ChangeOutcome, type TriageTarget } from './send-change.js';
 
@@ -252,7 +252,7 @@ async function planFromJournal(
   options: Pick<ApplyDecisionsOptions, 'target' | 'decisions' | 'resendUnknown'>,
   journalPath: string,
 ): Promise<ApplyPlan> {
-  const journal = indexJournal(await readJournal(journalPath));
+  const journal = await readJournal(journalPath);
   const resend = options.resendUnknown === undefined ? {} : { resendUnknown: options.resendUnknown };
   return planApply(options.decisions.rows, options.target, journal, resend);
 }

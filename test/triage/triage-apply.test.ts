@@ -138,11 +138,11 @@ describe('triage apply', () => {
     const counts = await reviewEventCounts(sim, ids);
     expect(counts).toEqual(ids.map((id) => (unknown.some((l) => l.finding_id === id) ? 0 : 1)));
 
-    // Re-running holds the unknown rows back and sends nothing.
+    // Re-running holds the unknown rows back and sends nothing; the file is not done (exit 3).
     const before = sim.stats().requests;
     const again = await run(sim, dir, ['triage', 'apply', file]);
     expect(sim.stats().requests).toBe(before);
-    expect(again.code).toBe(0);
+    expect(again.code).toBe(3);
     expect(again.out).toContain(`Unknown outcome in an earlier run, held back (${unknown.length})`);
     expect(await readJournalLines(journalFile(dir))).toHaveLength(ROWS);
 
@@ -239,8 +239,10 @@ describe('triage apply', () => {
     ]);
 
     const result = await run(sim, dir, ['triage', 'apply', file, '--concurrency', '4']);
-    expect(result.code).toBe(0);
+    // The rest is applied, but the two held-back rows leave the file undone: partial (exit 3).
+    expect(result.code).toBe(3);
     expect(result.out).toContain('Unknown outcome in an earlier run, held back (2)');
+    expect(result.err).toContain('2 held back with an unknown earlier outcome');
     const patches = sim.stats().patches;
     expect(ids.map((id) => patches[id])).toEqual(ids.map(() => 1));
   });

@@ -307,11 +307,15 @@ async function runApply(args: TriageArgs, io: CliIO, journal: string): Promise<n
       `Warning: row ${row.row} was applied but its response did not match the API schema; do not send it again.\n`,
     );
   }
-  const left = report.failed.length + report.outcomeUnknown.length + report.notAttempted.length;
+  // Rows held back with an earlier unknown outcome leave the file undone too (the service may lack the
+  // change): exit 3 like the run that produced them, so a script looping "until exit 0" does not stop.
+  const heldBack = report.plan.unresolvedUnknown.length;
+  const left = report.failed.length + report.outcomeUnknown.length + report.notAttempted.length + heldBack;
   if (left > 0) {
     const message =
       `${report.applied.length} row(s) applied, ${report.failed.length} failed, ${report.outcomeUnknown.length} ` +
       `with unknown outcome, ${report.notAttempted.length} not sent` +
+      (heldBack > 0 ? `, ${heldBack} held back with an unknown earlier outcome (see the report)` : '') +
       (report.remainingFile !== undefined
         ? `; rows left to do are in ${terminalSafe(report.remainingFile)}`
         : '') +
