@@ -367,14 +367,17 @@ describe('the metrics layer', () => {
         // A1's top findings (top_findings warned) are left out of the table in both formats.
         expect(between(md, '## Top findings', '## Evaluation jobs')).not.toContain(NAMES[A1]);
         expect(htmlText(between(html, '<h2>Top findings', '<h2>Evaluation jobs'))).not.toContain(NAMES[A1]);
-        // A2's asr_by_transform (base64 only) is left out of the transform lift in both formats.
-        // (role_play_wrapper, of A1, stays: the check would see base64 if it were there.)
-        const mdLift = between(md, '### Transform lift', '## Compliance').replaceAll('\\', '');
-        const htmlLift = between(html, '<h3>Transform lift', 'Compliance');
-        for (const text of [mdLift, htmlLift]) {
+        // A2's asr_by_transform (base64 only) is left out of the transform lift in both formats: its
+        // chart in the body and its table in the appendix. (role_play_wrapper, of A1, stays: the check
+        // would see base64 if it were there.)
+        const mdChart = between(md, '### Transform lift', '## Compliance');
+        const mdTableText = between(md, '\n## Transform lift over baseline', '\n## ').replaceAll('\\', '');
+        const htmlChart = between(html, '<h3>Transform lift', 'Compliance');
+        const htmlTableText = between(html, '<h2>Transform lift over baseline', '</section>');
+        for (const text of [mdTableText, htmlChart, htmlTableText])
           expect(text).toContain('role_play_wrapper');
+        for (const text of [mdChart, mdTableText, htmlChart, htmlTableText])
           expect(text).not.toContain('base64');
-        }
       }
       if (kind === 'portfolio') {
         const row = mdTable(md, '| Project | Key |').find((cells) => cells[1] === 'payments-bot')!;
