@@ -10,10 +10,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
-import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { readNamedQuery } from '../../src/warehouse/named-queries.js';
-import { snapshotSimulator } from '../helpers/simulator-snapshot.js';
+import { loadedSimulatorWorld } from '../helpers/simulator-snapshot.js';
 import { rows } from '../warehouse/helpers.js';
 import { recomputeFromRaw } from './raw-recompute.js';
 
@@ -41,19 +39,14 @@ describe('@asr_trend attack_weighted_asr', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'airt-trend-'));
-    const sim = await startSimulator({
-      seed: 5,
-      projects: 3,
-      scale: { assessmentsPerProject: 4, attacksPerAssessment: 8, trialsPerAttack: 4, evaluationJobs: 2 },
-    });
-    try {
-      projects = sim.truth.projects().map((p) => p.key);
-      snapshotDir = (await snapshotSimulator(sim, { out: path.join(dir, 'snapshots'), projects })).dir;
-    } finally {
-      await sim.close();
-    }
-    db = path.join(dir, 'w.duckdb');
-    await loadSnapshots(db, [snapshotDir]);
+    ({ snapshotDir, db, projects } = await loadedSimulatorWorld(
+      {
+        seed: 5,
+        projects: 3,
+        scale: { assessmentsPerProject: 4, attacksPerAssessment: 8, trialsPerAttack: 4, evaluationJobs: 2 },
+      },
+      dir,
+    ));
   }, 60_000);
 
   afterAll(async () => {

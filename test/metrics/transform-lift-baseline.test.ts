@@ -15,10 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildModel } from '../../src/report/build-model.js';
 import type { ExecutiveModel } from '../../src/report/model.js';
 import { renderMarkdown } from '../../src/report/render.js';
-import { startSimulator } from '../../src/simulator/index.js';
 import { openWarehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
-import { snapshotSimulator } from '../helpers/simulator-snapshot.js';
+import { loadedSimulatorWorld } from '../helpers/simulator-snapshot.js';
 import { copyFixture, FIXTURES, reseal, rows } from '../warehouse/helpers.js';
 import { rawProjectSummary, rawTransformBaseline } from './raw-recompute-transforms.js';
 
@@ -42,20 +41,15 @@ describe('transform lift on the simulator', () => {
   let projects: string[];
 
   beforeAll(async () => {
-    const sim = await startSimulator({
-      seed: 5,
-      projects: 3,
-      scale: { assessmentsPerProject: 4, attacksPerAssessment: 8, trialsPerAttack: 4, evaluationJobs: 2 },
-    });
-    try {
-      projects = sim.truth.projects().map((p) => p.key);
-      const snapshot = await snapshotSimulator(sim, { out: path.join(dir, 'sim'), projects });
-      snapshotDir = snapshot.dir;
-    } finally {
-      await sim.close();
-    }
-    db = path.join(dir, 'sim.duckdb');
-    await loadSnapshots(db, [snapshotDir]);
+    ({ snapshotDir, db, projects } = await loadedSimulatorWorld(
+      {
+        seed: 5,
+        projects: 3,
+        scale: { assessmentsPerProject: 4, attacksPerAssessment: 8, trialsPerAttack: 4, evaluationJobs: 2 },
+      },
+      dir,
+      'sim',
+    ));
   }, 60_000);
 
   it('is the ASR with the transform minus the ASR of the untransformed runs', async () => {
