@@ -281,13 +281,10 @@ export function lastWordOn(
   const keyOf = ({ entry }: KnownOutcome): string =>
     changeKey(entry.org, entry.workspace, entry.finding_id, entry.request, entry.acceptance);
   const lastKey = keyOf(last);
-  let word = last;
-  for (let i = ofFinding.length - 2; i >= 0; i--) {
-    const earlier = ofFinding[i];
-    if (earlier === undefined || keyOf(earlier) !== lastKey) break;
-    if (OUTCOME_RANK[earlier.outcome] > OUTCOME_RANK[word.outcome]) word = earlier;
-  }
-  return word;
+  // The tries of that change since the finding last changed otherwise, ranked as indexJournal ranks.
+  let start = ofFinding.length - 1;
+  while (start > 0 && keyOf(ofFinding[start - 1]!) === lastKey) start -= 1;
+  return indexJournal(ofFinding.slice(start).map(({ entry }) => entry)).get(lastKey);
 }
 
 /**
