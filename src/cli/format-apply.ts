@@ -8,6 +8,8 @@ import type { ApplyPlan, PlannedSkip } from '../triage/apply-plan.js';
 import type { DecisionRow } from '../triage/decisions-file.js';
 import { renderTable } from '../triage/format-table.js';
 import { TRIAGE_FIELDS } from '../triage/triage-request.js';
+import { outcomeErrorText } from '../triage/send-change.js';
+import { cliOptionName } from './option-names.js';
 
 const CHECK_UNKNOWN =
   'Their PATCH may or may not have been applied, so they were NOT sent again. Check each finding in the ' +
@@ -128,12 +130,15 @@ function outcomeTable(outcomes: readonly RowOutcome[], detail: 'error' | 'warnin
       { header: 'Change', maxWidth: 60 },
       { header: detail === 'error' ? 'Error' : 'Warning', maxWidth: 160 },
     ],
-    outcomes.map(({ row, entry }) => [
-      String(row.row),
-      row.findingId,
-      entry.http_status === null ? '—' : String(entry.http_status),
-      describeRequest(row.request),
-      (detail === 'error' ? entry.error : entry.warning) ?? '',
-    ]),
+    outcomes.map((outcome) => {
+      const { row, entry } = outcome;
+      return [
+        String(row.row),
+        row.findingId,
+        entry.http_status === null ? '—' : String(entry.http_status),
+        describeRequest(row.request),
+        (detail === 'error' ? outcomeErrorText(outcome, cliOptionName) : entry.warning) ?? '',
+      ];
+    }),
   );
 }

@@ -63,6 +63,8 @@ export interface ApplyDecisionsOptions {
 export interface RowOutcome {
   row: DecisionRow;
   entry: JournalEntry;
+  /** The error behind a failed or unknown outcome (send-change.ts `outcomeErrorText` words it). */
+  error?: unknown;
 }
 
 /** What applyDecisions did, row by row. */
@@ -169,7 +171,7 @@ async function sendRows(
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
   const classify = (row: DecisionRow, outcome: ChangeOutcome): void => {
-    const result: RowOutcome = { row, entry: outcome.entry };
+    const result: RowOutcome = { row, entry: outcome.entry, error: outcome.error };
     if (outcome.entry.outcome === 'applied') {
       report.applied.push(result);
       if (outcome.entry.warning !== undefined) report.appliedWithWarning.push(result);

@@ -7,7 +7,9 @@
  * Not cli-progress: its bar saves and restores the cursor position, which puts the final bar on top of
  * the failure lines printed while it ran.
  */
+import { describedOptionName } from '../errors.js';
 import type { RowOutcome } from './apply-decisions.js';
+import { outcomeErrorText } from './send-change.js';
 import { terminalSafe } from './terminal-text.js';
 
 export interface ApplyProgress {
@@ -22,6 +24,8 @@ export interface ApplyProgressOptions {
   /** CliIO.stderr */
   write: (text: string) => void;
   isTTY: boolean;
+  /** How a row's error spells the options it names (the CLI: its flags); default plain words. */
+  optionName?: (option: string) => string;
 }
 
 const ERASE_LINE = '\r\u001b[2K';
@@ -46,14 +50,15 @@ export function createApplyProgress(options: ApplyProgressOptions): ApplyProgres
       nextPlainLine = Math.max(1, Math.ceil(total / 10));
       if (options.isTTY && total > 0) redraw();
     },
-    outcome({ row, entry }) {
+    outcome(outcome) {
+      const { row, entry } = outcome;
       counts.done += 1;
       if (entry.outcome === 'applied') counts.applied += 1;
       else if (entry.outcome === 'failed') counts.failed += 1;
       else counts.unknown += 1;
       if (entry.outcome !== 'applied') {
         const label = entry.outcome === 'failed' ? 'failed' : 'OUTCOME UNKNOWN (not re-sent)';
-        const line = `row ${row.row} (${row.findingId}): ${label}: ${terminalSafe(entry.error ?? '', 300)}\n`;
+        const line = `row ${row.row} (${row.findingId}): ${label}: ${terminalSafe(outcomeErrorText(outcome, options.optionName ?? describedOptionName) ?? '', 300)}\n`;
         options.write(options.isTTY ? `${ERASE_LINE}${line}` : line);
       }
       if (options.isTTY) redraw();

@@ -14,13 +14,14 @@
 import type { ApiClient } from '../api/client-types.js';
 import {
   isApiError,
+  type ApiError,
   isHttpError,
   isNetworkError,
   isOutcomeUnknownError,
   isResponseSchemaError,
 } from '../api/errors.js';
 import type { FindingDetail } from '../api/schemas.js';
-import { InterruptedError } from '../errors.js';
+import { describedOptionName, InterruptedError } from '../errors.js';
 import { JOURNAL_FORMAT, type JournalEntry } from './journal.js';
 import { canonicalRequest, type ValidTriageChange } from './triage-request.js';
 
@@ -117,7 +118,7 @@ export async function sendTriageChange(
         entry: entry({
           outcome: 'outcome_unknown',
           http_status: error.status ?? null,
-          error: error.message,
+          error: journaled(error),
           finding: null,
         }),
         error,
@@ -126,7 +127,12 @@ export async function sendTriageChange(
     }
     if (isHttpError(error)) {
       return {
-        entry: entry({ outcome: 'failed', http_status: error.status, error: error.message, finding: null }),
+        entry: entry({
+          outcome: 'failed',
+          http_status: error.status,
+          error: journaled(error),
+          finding: null,
+        }),
         error,
         // 401 bad token, 403 missing rights, 426 client too old, 429 still limited after the retries.
         stopsRun: RUN_STOPPING_STATUSES.has(error.status),
@@ -135,13 +141,13 @@ export async function sendTriageChange(
     if (isNetworkError(error) && error.code === 'ECONNREFUSED') {
       // Refused: the request never reached the service, so nothing changed.
       return {
-        entry: entry({ outcome: 'failed', http_status: null, error: error.message, finding: null }),
+        entry: entry({ outcome: 'failed', http_status: null, error: journaled(error), finding: null }),
         error,
         stopsRun: true,
       };
     }
     const message = isApiError(error)
-      ? error.message
+      ? journaled(error)
       : isAbort(error)
         ? `${error.message.replace(/\.$/u, '')} while the PATCH was in flight, before the service answered`
         : `unexpected error while sending: ${error instanceof Error ? error.message : String(error)}`;
@@ -156,6 +162,27 @@ export async function sendTriageChange(
       stopsRun: true,
     };
   }
+}
+
+/**
+ * An API error as the journal keeps it: read later by the library, the CLI and a run alike, it names
+ * what to check in plain words ("the service's base URL"), not one interface's spelling of it.
+ */
+function journaled(error: ApiError): string {
+  return error.describeWith(describedOptionName);
+}
+
+/**
+ * A sent row's error as `name` spells the options it names: the CLI shows its flags (`--base-url`)
+ * where the journal says them in plain words. Null for a row without one.
+ */
+export function outcomeErrorText(
+  outcome: Pick<ChangeOutcome, 'entry' | 'error'>,
+  name: (option: string) => string,
+): string | null {
+  return isApiError(outcome.error) && outcome.entry.error !== null
+    ? outcome.error.describeWith(name)
+    : outcome.entry.error;
 }
 
 /** The client's abort: the caller's signal reason (the CLI's InterruptedError) or a plain AbortError. */

@@ -15,6 +15,7 @@ import type { CliIO } from '../io.js';
 import type { NotFoundError } from '../../api/errors.js';
 import { journalOptionHelp, journalToWrite } from '../../triage/journal-setting.js';
 import { withStopGuardAfter } from '../../pipeline/stop-signals.js';
+import { cliOptionName } from '../option-names.js';
 
 interface TriageArgs extends ConnectionArgs {
   target: string;
@@ -259,6 +260,7 @@ async function runApply(args: TriageArgs, io: CliIO, journal: string): Promise<n
   const progress = progressModule.createApplyProgress({
     write: (text) => io.stderr(text),
     isTTY: io.stderrIsTTY,
+    optionName: cliOptionName,
   });
   // io.signal is deliberately not given to the client: a PATCH cut off mid-flight would have an unknown
   // outcome. Interrupting stops new rows; rows in flight get DEFAULT_INTERRUPT_GRACE_MS to finish and
