@@ -2,17 +2,17 @@
  * Run locks. Two runs on the same database (or the same workspace's snapshot directory, which
  * retention prunes) are serialized; runs on different databases and workspaces proceed side by side.
  *
- * proper-lockfile keeps a `<path>.lock` directory whose mtime it refreshes while the run lives, so a
- * lock left by a killed run goes stale after `STALE_MS` and the next run takes it over instead of
- * waiting forever.
+ * Each is a holder lock (src/holder-lock.ts): a `<path>.lock` directory whose mtime is refreshed while
+ * the run lives, with the run's host and pid beside it. A lock left by a killed run of this host is
+ * taken over at once; one whose holder cannot be judged (another host) goes stale after `STALE_MS`
+ * and the next run takes it over then instead of waiting forever.
  */
 import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { CliError } from '../errors.js';
+import { LockHeldError, takeHolderLock } from '../holder-lock.js';
 
 const STALE_MS = 15_000;
-const RETRY_INTERVAL_MS = 250;
 
 export interface RunLockOptions {
   /** How long to wait for a lock another run holds; 0 fails at once. */
@@ -59,16 +59,14 @@ export async function acquireRunLock(
 }
 
 async function lockOne(target: string, options: RunLockOptions): Promise<() => Promise<void>> {
-  const retries = Math.ceil((options.waitSeconds * 1000) / RETRY_INTERVAL_MS);
   try {
-    return await lockfile.lock(target, {
-      realpath: false,
-      stale: STALE_MS,
-      retries: { retries, factor: 1, minTimeout: RETRY_INTERVAL_MS, maxTimeout: RETRY_INTERVAL_MS },
+    return await takeHolderLock(target, {
+      staleMs: STALE_MS,
+      waitMs: options.waitSeconds * 1000,
       onCompromised: options.onCompromised,
     });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+    if (!(error instanceof LockHeldError)) throw error;
     const since = await lockTakenAt(target);
     const waited = options.waitSeconds > 0 ? ` (waited ${options.waitSeconds} s)` : '';
     throw new RunLockedError(

@@ -1,10 +1,11 @@
 /**
  * Keeps SIGINT/SIGTERM from killing a run its caller wants to stop through an AbortSignal.
  *
- * The run lock (proper-lockfile) loads signal-exit, which listens for stop signals and, when its own
- * listeners are the only ones left, re-raises the signal so the process dies. The CLI listens with
- * `once` (a second Ctrl-C kills at once), so its listener is already removed when signal-exit looks:
- * the first SIGTERM killed the run mid-step, before it could stop cleanly or write its summary.
+ * The run lock (src/holder-lock.ts, over proper-lockfile) loads signal-exit, which listens for stop
+ * signals and, when its own listeners are the only ones left, re-raises the signal so the process
+ * dies. The CLI listens with `once` (a second Ctrl-C kills at once), so its listener is already
+ * removed when signal-exit looks: the first SIGTERM killed the run mid-step, before it could stop
+ * cleanly or write its summary.
  *
  * While a run holds this guard, one more `once` listener per stop signal stays registered, so the
  * first signal leaves the stopping to the caller's AbortSignal. A second signal of the same kind

@@ -21,13 +21,11 @@
  * (risk-acceptance.ts; the service gets only the status and notes). Readers that
  * only load applied changes (warehouse, snapshot findings) skip "sending" lines like failed ones.
  */
-import { mkdir, open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { CliError } from '../errors.js';
-import { isProcessAlive } from '../process-alive.js';
+import { LockHeldError, takeHolderLock } from '../holder-lock.js';
 import type { UpdateFindingRequest } from '../api/schemas.js';
 import type { RiskAcceptance } from './risk-acceptance.js';
 import { canonicalRequest } from './triage-request.js';
@@ -291,80 +289,25 @@ export function lastWordOn(
  * Holds an exclusive lock on the journal for a bulk apply, so two runs of the same file cannot both
  * send a row. Returns the release function.
  *
- * The lock (a `.lock` directory, proper-lockfile) has its holder's host and pid beside it
- * (`.lock.owner`). A holder that was killed (SIGKILL, a crash) cannot remove it, and proper-lockfile
- * would call it stale only after 30 s, so the re-run the operator starts at once would be refused.
- * When the recorded process is on this host and no longer exists, the lock is taken over instead.
+ * A holder lock (src/holder-lock.ts): a `.lock` directory with its holder's host and pid beside it. A
+ * holder that was killed (SIGKILL, a crash) cannot remove it, and the lock would be called stale only
+ * after 30 s, so the re-run the operator starts at once would be refused; when the recorded process
+ * is on this host and no longer exists, the lock is taken over instead.
  */
 export async function lockJournal(
   file: string,
   onCompromised: (error: Error) => void,
 ): Promise<() => Promise<void>> {
-  const lockDir = `${file}.lock`;
-  const ownerFile = `${lockDir}.owner`;
-  const take = async (): Promise<() => Promise<void>> => {
-    const release = await lockfile.lock(file, { stale: 30_000, retries: 0, realpath: false, onCompromised });
-    await writeFile(ownerFile, JSON.stringify({ host: hostname(), pid: process.pid }));
-    return async () => {
-      await rm(ownerFile, { force: true });
-      await release();
-    };
-  };
   try {
-    try {
-      return await take();
-    } catch (error) {
-      if (
-        (error as NodeJS.ErrnoException).code !== 'ELOCKED' ||
-        !(await takeOverDeadHolder(lockDir, ownerFile))
-      )
-        throw error;
-      return await take();
-    }
+    return await takeHolderLock(file, { staleMs: 30_000, waitMs: 0, onCompromised });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
-      const holder = await lockHolder(ownerFile);
-      const who = typeof holder === 'number' ? ` (process ${holder})` : '';
+    if (error instanceof LockHeldError) {
+      const who = error.holderPid !== undefined ? ` (process ${error.holderPid})` : '';
       throw new CliError(
-        `Another triage apply${who} is using the journal ${file} (lock ${lockDir}). Wait for it to finish, ` +
+        `Another triage apply${who} is using the journal ${file} (lock ${file}.lock). Wait for it to finish, ` +
           'or remove the lock if no other run is active.',
       );
     }
     throw new CliError(`Cannot lock the triage journal ${file}: ${(error as Error).message}`);
   }
-}
-
-/**
- * Removes a lock whose holder is gone; true when it did. The check and the removal happen while
- * holding `.lock.takeover` (mkdir is atomic), so two re-runs started together cannot both remove a
- * lock, one of them the fresh lock of the other.
- */
-async function takeOverDeadHolder(lockDir: string, ownerFile: string): Promise<boolean> {
-  const marker = `${lockDir}.takeover`;
-  try {
-    await mkdir(marker);
-  } catch {
-    return false;
-  }
-  try {
-    if ((await lockHolder(ownerFile)) !== 'gone') return false;
-    await rm(lockDir, { recursive: true, force: true });
-    return true;
-  } finally {
-    await rm(marker, { recursive: true, force: true });
-  }
-}
-
-/** The pid holding the lock, 'gone' when it is a process of this host that no longer exists. */
-async function lockHolder(ownerFile: string): Promise<number | 'gone' | undefined> {
-  let owner: unknown;
-  try {
-    owner = JSON.parse(await readFile(ownerFile, 'utf8'));
-  } catch {
-    return undefined;
-  }
-  const { host, pid } = (owner ?? {}) as { host?: unknown; pid?: unknown };
-  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return undefined;
-  if (host !== hostname()) return pid;
-  return isProcessAlive(pid) ? pid : 'gone';
 }

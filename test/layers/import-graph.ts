@@ -41,6 +41,8 @@ export const LEAVES: readonly string[] = [
   'nearest-name',
   'output-file',
   'process-alive',
+  // A lock that records its holder, so a killed holder's lock is taken over: the run and journal locks.
+  'holder-lock',
   'taxonomy',
   // SSH signatures (SSHSIG) over node:crypto: a leaf so the pipeline and verify can share it.
   'signing',

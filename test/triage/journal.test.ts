@@ -213,4 +213,22 @@ describe('journal file', () => {
     expect(JSON.parse(await readFile(`${file}.lock.owner`, 'utf8'))).toMatchObject({ pid: process.pid });
     await release();
   });
+
+  it('takes over a killed apply’s lock even when a takeover killed midway left its marker', async () => {
+    const deadPid = (): number =>
+      Number(
+        spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
+          .stdout,
+      );
+    const file = path.join(dir, 'j.jsonl');
+    await writeFile(file, '');
+    await mkdir(`${file}.lock`);
+    await writeFile(`${file}.lock.owner`, JSON.stringify({ host: hostname(), pid: deadPid() }));
+    // The marker a takeover holds while it removes the dead holder's lock, left by a process killed then.
+    await writeFile(`${file}.lock.takeover`, JSON.stringify({ host: hostname(), pid: deadPid() }));
+    const release = await lockJournal(file, () => undefined);
+    expect(JSON.parse(await readFile(`${file}.lock.owner`, 'utf8'))).toMatchObject({ pid: process.pid });
+    await release();
+    await expect(stat(`${file}.lock.takeover`)).rejects.toThrow();
+  });
 });
