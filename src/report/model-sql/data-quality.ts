@@ -25,20 +25,24 @@ const FIGURE_WORDS: Record<string, string> = {
 };
 
 /**
- * What was actually left out for one assessment, read back from the metric views' exclusion lists
- * (and the top findings the report dropped), so the text can never claim an exclusion that did not
- * happen.
+ * What was actually left out, per assessment of the project, read back from the metric views' exclusion
+ * lists (and the top findings the report dropped), so the text can never claim an exclusion that did
+ * not happen. One query for the whole project: each metric view it reads is planned once, not once per
+ * analytics warning.
  */
 const ACTUAL_EXCLUSIONS = `
-SELECT 'overall_asr' AS what FROM metric_project_figures WHERE snapshot_id = $1 AND project_key = $2 AND figure = 'overall_asr' AND list_contains(excluded_assessments, $3)
-UNION ALL SELECT 'risk_score' FROM metric_project_figures WHERE snapshot_id = $1 AND project_key = $2 AND figure = 'risk_score' AND list_contains(excluded_assessments, $3)
-UNION ALL SELECT 'findings_total' FROM metric_project_figures WHERE snapshot_id = $1 AND project_key = $2 AND figure = 'findings_total' AND list_contains(excluded_assessments, $3)
-UNION ALL SELECT DISTINCT 'category_asr' FROM analytics_warnings WHERE snapshot_id = $1 AND project_key = $2 AND assessment_id = $3 AND slice = 'asr_by_category'
-UNION ALL SELECT DISTINCT 'attack_asr' FROM analytics_warnings WHERE snapshot_id = $1 AND project_key = $2 AND assessment_id = $3 AND slice = 'asr_by_attack'
-UNION ALL SELECT DISTINCT 'transform_asr' FROM analytics_warnings WHERE snapshot_id = $1 AND project_key = $2 AND assessment_id = $3 AND slice = 'asr_by_transform'
-UNION ALL SELECT DISTINCT 'compliance' FROM metric_framework_coverage WHERE snapshot_id = $1 AND project_key = $2 AND list_contains(excluded_assessments, $3)
-UNION ALL SELECT DISTINCT 'trend' FROM metric_trend WHERE snapshot_id = $1 AND project_key = $2 AND assessment_id = $3 AND excluded
-UNION ALL SELECT DISTINCT 'top_findings' FROM analytics_warnings WHERE snapshot_id = $1 AND project_key = $2 AND assessment_id = $3 AND slice = 'top_findings'`;
+SELECT DISTINCT what, assessment_id FROM (
+  SELECT figure AS what, unnest(excluded_assessments) AS assessment_id FROM metric_project_figures
+  WHERE snapshot_id = $1 AND project_key = $2 AND figure IN ('overall_asr', 'risk_score', 'findings_total')
+  UNION ALL SELECT CASE slice WHEN 'asr_by_category' THEN 'category_asr' WHEN 'asr_by_attack' THEN 'attack_asr'
+    WHEN 'asr_by_transform' THEN 'transform_asr' ELSE 'top_findings' END, assessment_id FROM analytics_warnings
+  WHERE snapshot_id = $1 AND project_key = $2
+    AND slice IN ('asr_by_category', 'asr_by_attack', 'asr_by_transform', 'top_findings')
+  UNION ALL SELECT 'compliance', unnest(excluded_assessments) FROM metric_framework_coverage
+  WHERE snapshot_id = $1 AND project_key = $2
+  UNION ALL SELECT 'trend', assessment_id FROM metric_trend
+  WHERE snapshot_id = $1 AND project_key = $2 AND excluded
+)`;
 
 const ORDER = Object.keys(FIGURE_WORDS);
 
@@ -54,15 +58,25 @@ const CONSUMERS: Record<string, readonly string[]> = {
   top_findings: ['top_findings'],
 };
 
-async function excludedText(
+/** assessment id → the figures (FIGURE_WORDS keys) that left it out, for one project (ACTUAL_EXCLUSIONS). */
+async function actualExclusions(
   conn: DuckDBConnection,
   scope: ProjectScope,
-  assessmentId: string,
-  slice: string | null,
-): Promise<string> {
-  const found = await queryRows(conn, ACTUAL_EXCLUSIONS, [scope.snapshotId, scope.project.key, assessmentId]);
+): Promise<Map<string, Set<string>>> {
+  const byAssessment = new Map<string, Set<string>>();
+  for (const row of await queryRows(conn, ACTUAL_EXCLUSIONS, [scope.snapshotId, scope.project.key])) {
+    const id = String(row.assessment_id);
+    const what = byAssessment.get(id) ?? new Set<string>();
+    what.add(String(row.what));
+    byAssessment.set(id, what);
+  }
+  return byAssessment;
+}
+
+/** What a warning on `slice` took the assessment out of, in the reader's words. */
+function excludedText(found: ReadonlySet<string> | undefined, slice: string | null): string {
   const consumers = slice === null ? [] : (CONSUMERS[slice] ?? []);
-  const what = [...new Set(found.map((row) => String(row.what)))]
+  const what = [...(found ?? [])]
     .filter((key) => consumers.includes(key))
     .sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b));
   if (what.length === 0)
@@ -76,7 +90,7 @@ async function scopeQuality(
   quality: DataQuality,
 ): Promise<void> {
   const params = [scope.snapshotId, scope.project.key];
-  for (const row of await queryRows(
+  const warnings = await queryRows(
     conn,
     `SELECT w.assessment_id, a.name AS assessment_name, w.field, w.reason, w.slice
      FROM analytics_warnings w
@@ -84,7 +98,11 @@ async function scopeQuality(
      WHERE w.snapshot_id = $1 AND w.project_key = $2
      ORDER BY a.created_at NULLS LAST, w.assessment_id, w.ordinal`,
     params,
-  )) {
+  );
+  // Only a project with warnings pays for reading the exclusions back.
+  const exclusions =
+    warnings.length > 0 ? await actualExclusions(conn, scope) : new Map<string, Set<string>>();
+  for (const row of warnings) {
     const field = str(row.field) ?? '(unnamed field)';
     quality.analyticsWarnings.push({
       project: scope.project,
@@ -92,7 +110,7 @@ async function scopeQuality(
       assessmentName: str(row.assessment_name),
       field,
       reason: str(row.reason) ?? 'no reason given',
-      excluded: await excludedText(conn, scope, String(row.assessment_id), str(row.slice)),
+      excluded: excludedText(exclusions.get(String(row.assessment_id)), str(row.slice)),
     });
   }
   for (const row of await queryRows(
