@@ -4,7 +4,7 @@
  */
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { DuckDBInstance, LIST, VARCHAR } from './duckdb-api.js';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
 import { wordsFlags, CliError, WordedError } from '../errors.js';
 import type { ColumnType, TableDef } from './schema.js';
@@ -81,6 +81,39 @@ function catalogNameOf(path: string): string {
 /** Commits whose changes exceed this are checkpointed into the file instead of logged (openWarehouse). */
 export const CHECKPOINT_THRESHOLD = '1MB';
 
+/** The bytes every DuckDB database file has at offset 8 (after its header's checksum). */
+const DUCKDB_MAGIC = Buffer.from('DUCK');
+
+/**
+ * Refuses an existing file that is not a DuckDB database before DuckDB sees it: DuckDB takes a SQLite
+ * file for one to open through an extension, and a JSON file for an in-memory database, each with an
+ * error that does not say what is wrong. An empty file is left to DuckDB (it is a new database).
+ */
+function refuseForeignFile(path: string): void {
+  let header: Buffer;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      header = Buffer.alloc(12);
+      header = header.subarray(0, readSync(fd, header, 0, 12, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return; // Missing (a new database) or unreadable: DuckDB's own error says which.
+  }
+  if (header.length > 0 && !header.subarray(8, 12).equals(DUCKDB_MAGIC)) throw notADatabase(path);
+}
+
+function notADatabase(path: string, cause?: unknown): WordedError {
+  return new WordedError(
+    (name) =>
+      `${path} exists but is not a DuckDB database (another program's file, or one left by an interrupted load of an older airt-report). Nothing was loaded or changed; move it away, or name another ${wordsFlags(name) ? `${name('db')} file` : 'file'}.`,
+    1,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
 /** Opens (creating if needed, unless read-only) a DuckDB file with the warehouse's session settings. */
 export async function openWarehouse(path: string, options: OpenOptions = {}): Promise<Warehouse> {
   const config: Record<string, string> = {};
@@ -96,6 +129,11 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
   // copy of them stayed in memory until that checkpoint: peak RSS +50-80 MB). Small commits (a
   // triage decision) still go to the WAL.
   if (!inMemory && !options.readOnly) config.checkpoint_threshold = CHECKPOINT_THRESHOLD;
+  // Never the network: DuckDB would download an extension it knows of (sqlite to open a SQLite file,
+  // httpfs for a URL) and load it. Every extension the warehouse uses is built in (json, parquet, icu).
+  config.autoinstall_known_extensions = 'false';
+  config.autoload_known_extensions = 'false';
+  if (!inMemory) refuseForeignFile(path);
   let instance: DuckDBInstance;
   let conn: DuckDBConnection;
   try {
@@ -120,13 +158,7 @@ export async function openWarehouse(path: string, options: OpenOptions = {}): Pr
       conn.closeSync();
       instance.closeSync();
       const reason = error instanceof Error ? error.message : String(error);
-      if (/not a valid DuckDB database file/i.test(reason))
-        throw new WordedError(
-          (name) =>
-            `${path} exists but is not a DuckDB database (another program's file, or one left by an interrupted load of an older airt-report). Nothing was loaded or changed; move it away, or name another ${wordsFlags(name) ? `${name('db')} file` : 'file'}.`,
-          1,
-          { cause: error },
-        );
+      if (/not a valid DuckDB database file/i.test(reason)) throw notADatabase(path, error);
       throw new CliError(`Cannot open the database ${path}: ${reason}`, 1, { cause: error });
     }
   }

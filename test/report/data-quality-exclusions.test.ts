@@ -14,7 +14,7 @@ import { openWarehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { copyFixture, FIXTURES, reseal, tempDir } from '../warehouse/helpers.js';
 
-type Json = Record<string, unknown> & { assessments: Json[]; analytics_warnings?: Json[] };
+type Assessment = Record<string, unknown> & { analytics_warnings?: Record<string, unknown>[] };
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -23,7 +23,7 @@ let db: string;
 /** Adds analytics warnings (field per assessment id suffix) to a project's summary in the copy. */
 async function flag(snapshotDir: string, project: string, fields: Record<string, string[]>): Promise<void> {
   const file = path.join(snapshotDir, 'projects', project, 'summary.json');
-  const summary = JSON.parse(await readFile(file, 'utf8')) as Json;
+  const summary = JSON.parse(await readFile(file, 'utf8')) as { assessments: Assessment[] };
   for (const assessment of summary.assessments) {
     for (const field of fields[String(assessment.id).slice(-4)] ?? [])
       (assessment.analytics_warnings ??= []).push({ field, reason: `test: erroneous ${field}` });

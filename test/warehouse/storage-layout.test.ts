@@ -142,4 +142,43 @@ describe('the warehouse file', () => {
     await expect(openWarehouse(file)).rejects.toThrow(/exists but is not a DuckDB database/);
     expect(await readFile(file, 'utf8')).toBe(text);
   });
+
+  // DuckDB opens a SQLite file through its sqlite extension, which it would download from the network
+  // (autoinstall), and took a JSON file for an in-memory database ("Cannot launch in-memory database in
+  // read-only mode!"): both are some other program's file, said in the same one line, and never fetched.
+  it.each([
+    ['SQLite', 'other.db', Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(4080)])],
+    ['JSON', 'report.json', Buffer.from(JSON.stringify({ report: 'not a database' }))],
+  ])(
+    'says a %s file is not a DuckDB database, read-only or not, and never fetches an extension',
+    async (_kind, name, bytes) => {
+      const file = path.join(await makeTempDir('airt-layout-'), name);
+      await writeFile(file, bytes);
+      for (const readOnly of [true, false]) {
+        const error = await openWarehouse(file, { readOnly }).then(
+          (w) => (w.close(), undefined),
+          (e: unknown) => e as Error,
+        );
+        expect(error?.message).toMatch(
+          /exists but is not a DuckDB database.*Nothing was loaded or changed/su,
+        );
+        expect(error?.message).not.toMatch(/extension|http/iu);
+      }
+      expect(await readFile(file)).toEqual(bytes);
+    },
+  );
+
+  it('never installs or autoloads a DuckDB extension (no network, whatever the SQL)', async () => {
+    const warehouse = await openWarehouse(':memory:');
+    try {
+      expect(
+        await rows(
+          warehouse,
+          `SELECT current_setting('autoinstall_known_extensions') AS install, current_setting('autoload_known_extensions') AS autoload`,
+        ),
+      ).toEqual([{ install: false, autoload: false }]);
+    } finally {
+      warehouse.close();
+    }
+  });
 });
