@@ -8,8 +8,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FindingSummary } from '../../src/api/schemas.js';
-import { recordingIO } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
 import { buildModel } from '../../src/report/build-model.js';
 import { queryRows } from '../../src/report/model-sql/query.js';
 import type { ExecutiveModel, PortfolioModel } from '../../src/report/model.js';
@@ -20,6 +18,7 @@ import { openWarehouse, type Warehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { snapshotSimulator } from '../helpers/simulator-snapshot.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
+import { triageThroughCli } from '../helpers/triaged-journal.js';
 import { briefOf } from './golden-set.js';
 
 /** How the three top findings are triaged, in rank order. */
@@ -47,12 +46,7 @@ beforeAll(async () => {
     const top = ranking.slice(0, TRIAGE.length).map((finding) => finding.attack_run_id ?? '');
     triaged = new Set(top);
     const journal = path.join(dir, 'triage', 'journal.jsonl');
-    const connection = ['--base-url', sim.url, '--org', sim.org, '--workspace', sim.workspace];
-    for (const [i, args] of TRIAGE.entries()) {
-      const io = recordingIO({ cwd: dir, env: { AIRT_TOKEN: sim.token } });
-      const code = await main(['triage', top[i] ?? '', ...args, '--journal', journal, ...connection], io);
-      if (code !== 0) throw new Error(`triage exited ${code}: ${io.err.join('')}`);
-    }
+    for (const [i, args] of TRIAGE.entries()) await triageThroughCli(sim, dir, journal, top[i] ?? '', args);
     const snapshot = await snapshotSimulator(sim, {
       out: path.join(dir, 'snapshots'),
       projects: sim.projectKeys,
