@@ -194,6 +194,12 @@ export interface EvaluationJobRow {
   passed: number | null;
   failed: number | null;
   errored: number | null;
+  /** Items that ended as infra_error (the infrastructure failed them): an outcome, not passed. */
+  infraError: number | null;
+  /** Items that ended as timed_out: an outcome, not passed. */
+  timedOut: number | null;
+  /** Items cancelled before they ran: no outcome, so a job with any has no pass rate. */
+  cancelled: number | null;
   /**
    * Items passed ÷ dataset size (0–1) once every item has an outcome (see `evaluationPassRate`); null
    * (shown "—") for a queued, running or cancelled job whose items have not all run, and when a count

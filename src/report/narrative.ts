@@ -123,6 +123,65 @@ function findingsSentence(model: Omit<ExecutiveModel, 'summary'>): Sentence {
   ];
 }
 
+/** The transforms with the highest (or lowest) lift over baseline, ties as shown. */
+function liftLeaders(
+  rows: ExecutiveModel['transformLift']['rows'],
+  best: 'highest' | 'lowest',
+): Leaders | null {
+  return leaders(
+    rows,
+    (row) => row.lift,
+    (row) => row.transform,
+    formatLift,
+    best,
+  );
+}
+
+/** A lift as shown when it rounds to no change ("0.0 pp", whatever its sign). */
+const NO_LIFT = formatLift(0);
+
+/**
+ * The transform clause of the most-effective-attack sentence, from the transforms with the highest
+ * lift (ties as shown): only a lift above 0 as shown is "the largest lift over baseline". When the
+ * highest lift is below 0 no transform raised the ASR, and the clause names the one that lowered it
+ * least; when it shows as 0.0 pp, none raised it (none changed it, when every lift shows 0.0 pp).
+ */
+function liftClause(best: Leaders, rows: ExecutiveModel['transformLift']['rows']): SentencePart[] {
+  const tied = best.names.length > 1;
+  if (best.shown !== NO_LIFT && best.value > 0) {
+    return tied
+      ? [
+          text(`; the transforms tied for the largest lift over baseline (${best.shown}) were `),
+          ...nameList(best.names),
+        ]
+      : [
+          text('; the transform with the largest lift over baseline was '),
+          ...nameList(best.names),
+          text(` (${best.shown})`),
+        ];
+  }
+  const noneRaised = '; no transform raised the ASR over the untransformed baseline, and ';
+  if (best.shown === NO_LIFT) {
+    if (liftLeaders(rows, 'lowest')?.shown === NO_LIFT)
+      return [text(`; no transform changed the ASR from the untransformed baseline (every lift ${NO_LIFT})`)];
+    return [
+      text(`${noneRaised}the best, `),
+      ...nameList(best.names),
+      text(`, left it unchanged (${NO_LIFT})`),
+    ];
+  }
+  return tied
+    ? [
+        text(`${noneRaised}the transforms tied for lowering it least (${best.shown}) were `),
+        ...nameList(best.names),
+      ]
+    : [
+        text(`${noneRaised}the one that lowered it least was `),
+        ...nameList(best.names),
+        text(` (${best.shown})`),
+      ];
+}
+
 /** Sentences for an executive report (everything but `summary` must be filled in). */
 export function executiveNarrative(model: Omit<ExecutiveModel, 'summary'>): Sentence[] {
   const { kpis } = model;
@@ -145,13 +204,7 @@ export function executiveNarrative(model: Omit<ExecutiveModel, 'summary'>): Sent
     formatPercent,
     'highest',
   );
-  const transforms = leaders(
-    model.transformLift.rows,
-    (row) => row.lift,
-    (row) => row.transform,
-    formatLift,
-    'highest',
-  );
+  const transforms = liftLeaders(model.transformLift.rows, 'highest');
   if (attacks) {
     const sentence: SentencePart[] =
       attacks.names.length === 1
@@ -164,20 +217,7 @@ export function executiveNarrative(model: Omit<ExecutiveModel, 'summary'>): Sent
             text(`The most effective attacks, tied at a success rate of ${attacks.shown}, were `),
             ...nameList(attacks.names),
           ];
-    if (transforms) {
-      sentence.push(
-        ...(transforms.names.length === 1
-          ? [
-              text('; the transform with the largest lift over baseline was '),
-              ...nameList(transforms.names),
-              text(` (${transforms.shown})`),
-            ]
-          : [
-              text(`; the transforms tied for the largest lift over baseline (${transforms.shown}) were `),
-              ...nameList(transforms.names),
-            ]),
-      );
-    }
+    if (transforms) sentence.push(...liftClause(transforms, model.transformLift.rows));
     sentence.push(text('.'));
     sentences.push(sentence);
   }

@@ -4,6 +4,7 @@
  * figures leave out. Everything here is read from the same model the detail sections show, so the
  * page can never say something the detail does not.
  */
+import { severityRank } from '../severity.js';
 import type { ExecutiveModel, FrameworkCoverage, TopFinding } from './model.js';
 import type { Escaped } from './output-context.js';
 import { notComparableView, notComparedView } from './view-since-last-snapshot.js';
@@ -50,17 +51,24 @@ function frameworkDetail(row: FrameworkCoverage, light: FrameworkLight): string 
   }
 }
 
+/** The lowest severity "Fix first" lists: an info finding (score below 0.3) is an attack that mostly failed. */
+const FIX_FIRST_FLOOR = severityRank('low');
+
 /**
  * The first findings to fix: the service's ranking, open findings only (as the figures count them:
  * a false positive, a remediated finding or an accepted risk is nothing to fix, and the ranking is
- * the service's, which ignores triage), one per attack and goal category (the same weakness found
- * twice is one thing to fix). A finding the figures do not hold (open unknown) is left out too.
+ * the service's, which ignores triage), of severity low or worse (once the top findings are closed
+ * the ranking reaches info findings, near misses, which are nothing to fix first), one per attack and
+ * goal category (the same weakness found twice is one thing to fix). A finding the figures do not
+ * hold (open unknown) is left out too; a severity outside the scale is shown, not guessed at.
  */
 function fixFirst(findings: readonly TopFinding[]): TopFinding[] {
   const seen = new Set<string>();
   const picked: TopFinding[] = [];
   for (const finding of [...findings].sort((a, b) => a.rank - b.rank)) {
     if (finding.open !== true) continue;
+    const severity = severityRank(finding.severity);
+    if (severity !== 0 && severity < FIX_FIRST_FLOOR) continue;
     const key = JSON.stringify([finding.attack, finding.goalCategory]);
     if (seen.has(key)) continue;
     seen.add(key);
@@ -114,7 +122,10 @@ export function briefView(model: ExecutiveModel, text: ViewText) {
       score: finding.score,
       assessment: text.maybeLabel(finding.assessmentName),
     })),
-    /** Findings the service ranked: with none open, "Fix first" says none of them is, not that none is ranked. */
+    /**
+     * Findings the service ranked: with none open at severity low or worse, "Fix first" says none of
+     * them is, not that none is ranked.
+     */
     ranked: model.topFindings.length,
     excludes: {
       /** Assessments an analytics warning left out of some figure, by name. */

@@ -12,7 +12,7 @@
  * the executive report (model and Markdown) and the gate, for a simulator world with jobs in every
  * state.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +29,8 @@ import { openWarehouse, type Warehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { readNamedQuery } from '../../src/warehouse/named-queries.js';
 import { queryRows } from '../../src/report/model-sql/query.js';
-import { asPercent, mdTable } from './report-text.js';
+import { rawEvaluationJobs } from '../helpers/raw-evaluation-jobs.js';
+import { asPercent, mdHeader, mdTable } from './report-text.js';
 
 /** One job as the snapshot's raw JSON has it, with the pass rate this test expects. */
 interface RawJob {
@@ -53,33 +54,22 @@ let projects: string[];
 
 /** Every job of the snapshot's evaluation pages (a job on two pages once), with its expected rate. */
 async function rawJobs(snapshotDir: string, keyOf: ReadonlyMap<string, string>): Promise<RawJob[]> {
-  const pagesDir = path.join(snapshotDir, 'evaluations');
-  const pages = (await readdir(pagesDir)).filter((f) => f.endsWith('.json')).sort();
-  const seen = new Map<string, RawJob>();
-  for (const page of pages) {
-    const body = JSON.parse(await readFile(path.join(pagesDir, page), 'utf8')) as {
-      items: Record<string, unknown>[];
+  return (await rawEvaluationJobs(snapshotDir)).map((item) => {
+    const counts = item.item_counts as Record<string, number>;
+    const datasetSize = Number(item.dataset_size);
+    const withOutcome = OUTCOMES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
+    const analytics = item.analytics as { pass_rate: number | null; status: string } | null;
+    return {
+      id: String(item.id),
+      projectKey: keyOf.get(String(item.project_id)) ?? '?',
+      status: String(item.job_status),
+      datasetSize,
+      counts,
+      servicePassRate: analytics?.pass_rate ?? null,
+      serviceStatus: analytics?.status ?? null,
+      expected: datasetSize > 0 && withOutcome === datasetSize ? (counts.passed ?? 0) / datasetSize : null,
     };
-    for (const item of body.items) {
-      const id = String(item.id);
-      if (seen.has(id)) continue;
-      const counts = item.item_counts as Record<string, number>;
-      const datasetSize = Number(item.dataset_size);
-      const withOutcome = OUTCOMES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
-      const analytics = item.analytics as { pass_rate: number | null; status: string } | null;
-      seen.set(id, {
-        id,
-        projectKey: keyOf.get(String(item.project_id)) ?? '?',
-        status: String(item.job_status),
-        datasetSize,
-        counts,
-        servicePassRate: analytics?.pass_rate ?? null,
-        serviceStatus: analytics?.status ?? null,
-        expected: datasetSize > 0 && withOutcome === datasetSize ? (counts.passed ?? 0) / datasetSize : null,
-      });
-    }
-  }
-  return [...seen.values()];
+  });
 }
 
 beforeAll(async () => {
@@ -179,13 +169,15 @@ describe('evaluation pass rate: only a job whose every item has an outcome has o
       const model = (await buildModel(warehouse.conn, { kind: 'executive', project })) as ExecutiveModel;
       const mine = jobs.filter((job) => job.projectKey === project);
       expect(model.evaluationJobs.map((row) => row.id).sort()).toEqual(mine.map((job) => job.id).sort());
-      const table = mdTable((await renderMarkdown(model)).markdown, '| Job | Status |');
+      const { markdown } = await renderMarkdown(model);
+      const table = mdTable(markdown, '| Job | Status |');
+      const passRate = mdHeader(markdown, '| Job | Status |').indexOf('Pass rate');
       expect(table).toHaveLength(model.evaluationJobs.length);
       model.evaluationJobs.forEach((row, index) => {
         const job = mine.find((j) => j.id === row.id)!;
         expect(round4(row.passRate), `${job.status} ${job.id}`).toBe(round4(job.expected));
-        // Column 10 is "Pass rate"; "—" marks a value that is unknown, never 0.0%.
-        expect(table[index]![9], `${job.status} ${job.id}`).toBe(
+        // "—" marks a value that is unknown, never 0.0%.
+        expect(table[index]![passRate], `${job.status} ${job.id}`).toBe(
           job.expected === null ? '—' : `${asPercent(job.expected)}%`,
         );
       });

@@ -85,6 +85,16 @@ export function mdTable(markdown: string, header: string): string[][] {
   return rows;
 }
 
+/** Header cells (Markdown-unescaped) of the first Markdown table whose header starts with `header`. */
+export function mdHeader(markdown: string, header: string): string[] {
+  const line = markdown.split('\n').find((candidate) => candidate.startsWith(header));
+  if (line === undefined) throw new Error(`table ${JSON.stringify(header)} not found`);
+  return line
+    .slice(1, -1)
+    .split(/(?<!\\)\|/u)
+    .map(mdText);
+}
+
 /** Cells (tags stripped, entities decoded) of every `<tr>` with `<td>` cells in an HTML fragment. */
 export function htmlRows(fragment: string): string[][] {
   const rows: string[][] = [];
@@ -103,6 +113,7 @@ export function htmlText(fragment: string): string {
     .replace(/&gt;/gu, '>')
     .replace(/&quot;/gu, '"')
     .replace(/&#x27;|&#39;/gu, "'")
+    .replace(/&nbsp;/gu, ' ')
     .replace(/&amp;/gu, '&')
     .replace(/\s+/gu, ' ')
     .trim();

@@ -52,6 +52,95 @@ describe('executiveNarrative', () => {
   });
 });
 
+/** The fixture's executive narrative with these transform lifts (baseline 31%), as plain sentences. */
+function withLifts(lifts: readonly (readonly [string, number | null])[]): Sentence[] {
+  const { summary: _summary, ...model } = executiveFixture();
+  return executiveNarrative({
+    ...model,
+    transformLift: {
+      baselineAsr: 0.31,
+      rows: lifts.map(([transform, lift]) => ({ transform, lift, avgAsr: null, timesUsed: 3 })),
+    },
+  });
+}
+
+/** The attack-and-transform sentence of a narrative. */
+const transformSentence = (sentences: Sentence[]): string =>
+  plain(sentences).find((sentence) => sentence.startsWith('The most effective attack')) ?? '';
+
+describe('the transform lift in the executive narrative', () => {
+  const attack = 'The most effective attack was crescendo_attack (success rate 58.0%)';
+
+  it('says no transform raised the ASR when every lift is negative, and names the one that lowered it least', () => {
+    const sentences = withLifts([
+      ['base64', -1],
+      [HOSTILE.script, -0.25],
+      ['zero_width', null],
+    ]);
+    expect(transformSentence(sentences)).toBe(
+      `${attack}; no transform raised the ASR over the untransformed baseline, and the one that lowered it least was ${HOSTILE.script} (-25.0 pp).`,
+    );
+    // The name is data (escaped for the output), never our own wording.
+    expect(sentences.flat()).toContainEqual({ kind: 'data', value: HOSTILE.script });
+  });
+
+  it('names every transform tied for lowering it least', () => {
+    expect(
+      transformSentence(
+        withLifts([
+          ['rot13', -0.5],
+          ['base64', -0.5],
+          ['hex', -0.9],
+        ]),
+      ),
+    ).toBe(
+      `${attack}; no transform raised the ASR over the untransformed baseline, and the transforms tied for lowering it least (-50.0 pp) were base64 and rot13.`,
+    );
+  });
+
+  it('never calls a 0 pp lift the largest lift', () => {
+    expect(
+      transformSentence(
+        withLifts([
+          ['base64', 0],
+          ['hex', -0.2],
+        ]),
+      ),
+    ).toBe(
+      `${attack}; no transform raised the ASR over the untransformed baseline, and the best, base64, left it unchanged (0.0 pp).`,
+    );
+    expect(
+      transformSentence(
+        withLifts([
+          ['base64', 0],
+          ['hex', 0],
+        ]),
+      ),
+    ).toBe(`${attack}; no transform changed the ASR from the untransformed baseline (every lift 0.0 pp).`);
+  });
+
+  it('keeps "the largest lift" for a lift above 0, and for transforms tied at it', () => {
+    expect(
+      transformSentence(
+        withLifts([
+          ['base64', 0.14],
+          ['hex', -0.2],
+        ]),
+      ),
+    ).toBe(`${attack}; the transform with the largest lift over baseline was base64 (+14.0 pp).`);
+    expect(
+      transformSentence(
+        withLifts([
+          ['rot13', 0.14],
+          ['base64', 0.14],
+        ]),
+      ),
+    ).toBe(
+      `${attack}; the transforms tied for the largest lift over baseline (+14.0 pp) were base64 and rot13.`,
+    );
+  });
+});
+
 describe('classifyCategory', () => {
   const cell = (patch: Partial<ComplianceCell>): ComplianceCell => ({
     assessmentId: 'a',

@@ -141,7 +141,7 @@ async function evaluationJobs(conn: DuckDBConnection, scope: ProjectScope): Prom
     conn,
     `SELECT evaluation_id, name, job_status, kind, model, ${isoTimestamp('queued_at')} AS queued_at,
             ${isoTimestamp('completed_at')} AS completed_at, dataset_size, items_passed, items_failed,
-            items_errored, error_summary,
+            items_errored, items_infra_error, items_timed_out, items_cancelled, error_summary,
             (SELECT m.pass_rate FROM metric_evaluation_pass_rates m WHERE m.snapshot_id = e.snapshot_id
                AND m.project_key = e.project_key AND m.evaluation_id = e.evaluation_id) AS pass_rate
      FROM evaluation_jobs e
@@ -166,6 +166,9 @@ async function evaluationJobs(conn: DuckDBConnection, scope: ProjectScope): Prom
       passed,
       failed,
       errored,
+      infraError: num(row.items_infra_error),
+      timedOut: num(row.items_timed_out),
+      cancelled: num(row.items_cancelled),
       passRate: num(row.pass_rate),
       errorSummary: str(row.error_summary),
     };
