@@ -6,12 +6,14 @@
  *   → every entry's sha256 = its SHA256SUMS line, and every entry listed
  *   → manifest.json valid, root_sha256 = hash of its file list
  *   → bundled snapshot files (if any) = the manifest's hashes
- *   → every Markdown/HTML report names that root hash; the gate report and the diff (JSON and
- *     Markdown) name the manifest's snapshot id and root hash (provenance)
+ *   → every Markdown/HTML report names that root hash, and so does every JSON report and OSCAL
+ *     document (their snapshots, report-provenance.ts; other JSON, as charts' specs, names none);
+ *     the gate report and the diff (JSON and Markdown) name the manifest's snapshot id and root hash
  *   → no report carries the warning of a snapshot loaded unverified (forced): it names the genuine
  *     root hash, but its figures come from files that do not match it. Markdown, HTML and JSON are
- *     searched for the banner; a PDF's text is compressed, so its document information is read for
- *     the /Subject that marks it (unverified-banner.ts), and a PDF whose structure cannot be read fails
+ *     searched for the banner (an OSCAL document for its `snapshot-verified: false` prop); a PDF's
+ *     text is compressed, so its document information is read for the /Subject that marks it
+ *     (unverified-banner.ts), and a PDF whose structure cannot be read fails
  *
  *   → the signature (SHA256SUMS.sig inside, or <bundle>.zip.sig beside it) over SHA256SUMS, and with
  *     --allowed-signers whether its key is one of them (bundle-signature.ts)
@@ -41,6 +43,7 @@ import {
   type AllowedSignersFile,
   type SignatureCheck,
 } from './bundle-signature.js';
+import { namesRootHash, readReportProvenance, type NamedSnapshot } from './report-provenance.js';
 import { readCentralDirectoryNames } from './zip-central-directory.js';
 import { isZipDirectoryName, zipDirectoryNameProblem, zipEntryNameProblem } from './zip-entry-name.js';
 import { terminalSafe } from '../text-safety.js';
@@ -374,20 +377,61 @@ function checkProvenance(
     const format = reportFormat(name);
     if (format === null) continue;
     if (digest.text === null) {
-      // JSON files (charts' specs, the JSON report) are not required to name the root hash.
+      // JSON files (charts' specs) are not required to name the root hash, so one too large to read is let be.
       if (format !== 'json') result.problems.push(`${name}: too large to check its provenance`);
       continue;
     }
     // A report of a forced load names the genuine root hash, but its figures are not that snapshot's.
     if (reportMarkedUnverified(digest.text, format)) {
       result.problems.push(madeFromUnverified(name, 'reports'));
-    } else if (format !== 'json') {
-      if (digest.text.includes(rootSha256)) result.provenance_checked.push(name);
-      else
-        result.problems.push(`${name}: its provenance does not name the manifest's root hash ${rootSha256}`);
+    } else if (format === 'json') {
+      checkJsonReport(name, digest.text, rootSha256, result);
+    } else if (digest.text.includes(rootSha256)) {
+      result.provenance_checked.push(name);
+    } else {
+      result.problems.push(doesNotNameRoot(name, rootSha256));
     }
   }
 }
+
+/** The problem of a report whose provenance does not name the root hash, in every format. */
+function doesNotNameRoot(name: string, rootSha256: string, names?: string): string {
+  const problem = `${name}: its provenance does not name the manifest's root hash ${rootSha256}`;
+  return names === undefined ? problem : `${problem}; ${names}`;
+}
+
+/**
+ * A JSON report or OSCAL document (report-provenance.ts) must name the root hash, as a Markdown or
+ * HTML report must; other JSON (charts' specs) names nothing and need not. JSON that does not parse
+ * fails: which snapshot it comes from is unknown.
+ */
+function checkJsonReport(name: string, text: string, rootSha256: string, result: BundleVerification): void {
+  const provenance = readReportProvenance(text);
+  if (provenance.kind === 'other') return;
+  if (provenance.kind === 'malformed') {
+    result.problems.push(
+      `${name}: is not valid JSON (${provenance.reason}), so which snapshot it was made from is ` +
+        'unknown; bundle reports as airt-report wrote them',
+    );
+    return;
+  }
+  if (provenance.unverified) result.problems.push(madeFromUnverified(name, 'reports'));
+  else if (namesRootHash(provenance, rootSha256)) result.provenance_checked.push(name);
+  else result.problems.push(doesNotNameRoot(name, rootSha256, namedSnapshots(provenance.snapshots)));
+}
+
+/** What a report names instead, for the problem: `it names snapshot ID (root HEX), …`. */
+function namedSnapshots(snapshots: readonly NamedSnapshot[]): string {
+  if (snapshots.length === 0) return 'it names no snapshot';
+  const shown = snapshots
+    .slice(0, NAMED_SNAPSHOTS_SHOWN)
+    .map((s) => `snapshot ${clip(s.snapshot_id ?? 'unknown')} (root ${clip(s.root_sha256 ?? 'unknown')})`);
+  const more = snapshots.length - shown.length;
+  return `it names ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+}
+
+/** Snapshots a report names that a problem lists; the rest are counted. */
+const NAMED_SNAPSHOTS_SHOWN = 3;
 
 /**
  * A PDF's text is compressed: the mark of a forced load's report is its /Subject (pdf.ts writes it,
@@ -421,11 +465,14 @@ function madeFromUnverified(name: string, what: 'reports' | 'results'): string {
   );
 }
 
-/** The rendering a bundled report file is in, by its extension; null for charts and other files. */
+/**
+ * The rendering a bundled report file is in, by its extension (an OSCAL document is JSON, whether
+ * named `.json` or `.oscal`); null for charts' images and other files.
+ */
 function reportFormat(name: string): 'md' | 'html' | 'json' | null {
   if (/\.md$/iu.test(name)) return 'md';
   if (/\.html?$/iu.test(name)) return 'html';
-  return /\.json$/iu.test(name) ? 'json' : null;
+  return /\.(json|oscal)$/iu.test(name) ? 'json' : null;
 }
 
 /**
@@ -465,7 +512,7 @@ function isTextEntry(name: string): boolean {
   return (
     name === CHECKSUMS_ENTRY ||
     name === SIGNATURE_ENTRY ||
-    /\.(json|md|html?|txt)$/iu.test(name) ||
+    /\.(json|oscal|md|html?|txt)$/iu.test(name) ||
     name === BUNDLE_MANIFEST_ENTRY
   );
 }

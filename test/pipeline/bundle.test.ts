@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import {
 import { buildGateReport, gateReportJson, gateReportMarkdown } from '../../src/pipeline/gate-report.js';
 import { verifyBundle } from '../../src/pipeline/verify-bundle.js';
 import { computeRootHash, type Manifest } from '../../src/snapshot/manifest.js';
+import { sha256, tamper } from './bundle-tamper.js';
 import { writeFixtureSnapshot } from './snapshot-dir-fixture.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 
@@ -66,29 +66,6 @@ async function writeSnapshotFiles(dir: string, snapshotId: string, rootSha256: s
   await writeFile(path.join(dir, 'gate-report.md'), gateReportMarkdown(gates));
   await writeFile(path.join(dir, 'diff.json'), diffJson(diff));
   await writeFile(path.join(dir, 'diff.md'), diffMarkdown(diff));
-}
-
-function sha256(text: Uint8Array): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-/** Rewrites a bundle with `change` applied to its entries (optionally re-computing SHA256SUMS). */
-async function tamper(
-  source: string,
-  target: string,
-  change: (entries: Record<string, Uint8Array>) => void,
-  fixSums: boolean,
-): Promise<string> {
-  const entries = unzipSync(await readFile(source));
-  change(entries);
-  if (fixSums) {
-    const names = Object.keys(entries)
-      .filter((n) => n !== 'SHA256SUMS')
-      .sort();
-    entries.SHA256SUMS = strToU8(names.map((n) => `${sha256(entries[n]!)}  ${n}\n`).join(''));
-  }
-  await writeFile(target, zipSync(entries));
-  return target;
 }
 
 describe('audit bundle', () => {
