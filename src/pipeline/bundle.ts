@@ -326,7 +326,7 @@ function bundleReadme(manifest: Manifest, includeSnapshot: boolean, signingKey: 
     '',
     'Contents',
     '  manifest.json     the snapshot manifest: every data file with its sha256, size and request',
-    '  reports/          the reports; each prints the snapshot root hash in its provenance footer',
+    '  reports/          the reports; each names the snapshot root hash (HTML/MD: provenance footer; JSON, OSCAL: their own fields)',
     '  gate-report.*     the CI gates of the run, with the rows behind any tripped gate (if present)',
     '  diff.*            changes since the previous snapshot (if present)',
     includeSnapshot
