@@ -19,6 +19,7 @@
  * UUIDs are version 5 from stable ids (uuid.ts), timestamps the snapshot's, keys in fixed order: the
  * same snapshot gives the same bytes. Text from the service is escaped for OSCAL's Markdown fields.
  */
+import { mismatchedFilesClause, UNVERIFIED_LEAD } from '../snapshot/provenance-line.js';
 import { escapeMarkdownText } from '../text-safety.js';
 import { SUCCESS_THRESHOLD } from '../warehouse/metric-views.js';
 import type { OscalCategory, OscalEvidence, OscalFinding } from './read-evidence.js';
@@ -49,6 +50,9 @@ const severityOf = (finding: OscalFinding): string => finding.severity ?? UNKNOW
 
 /** Why a finding's score and severity are unknown, said wherever they are. */
 const SCORE_UNKNOWN_REASON = 'the attack run lacks its required best_score';
+
+/** A back-matter resource whose file failed verification: its hash is the manifest's, not the bytes'. */
+const MISMATCHED_FILE_REMARK = `${UNVERIFIED_LEAD} The bytes loaded from this file did not match this SHA-256 (the manifest's): the snapshot failed verification and was loaded anyway (forced).`;
 
 /** Why a run without a best score (sent as null) has an unknown outcome. */
 const NO_SCORE_REASON = 'no trial of the attack run finished';
@@ -132,9 +136,11 @@ function observation(finding: OscalFinding, evidence: OscalEvidence): Json {
     types: ['finding'],
     'relevant-evidence': evidenceFiles(finding, evidence).map((file) => ({
       href: `#${resourceUuid(evidence, file)}`,
-      description: file.startsWith('trials/')
-        ? `Trial spans of assessment ${finding.assessment_id} (${file}, sha256 ${evidence.files.get(file)?.sha256 ?? '?'})`
-        : `Project summary listing the attack run (${file}, sha256 ${evidence.files.get(file)?.sha256 ?? '?'})`,
+      description:
+        (file.startsWith('trials/')
+          ? `Trial spans of assessment ${finding.assessment_id} (${file}, sha256 ${evidence.files.get(file)?.sha256 ?? '?'})`
+          : `Project summary listing the attack run (${file}, sha256 ${evidence.files.get(file)?.sha256 ?? '?'})`) +
+        (snapshot.unverified_files.includes(file) ? '; the bytes loaded did not match this sha256' : ''),
     })),
     collected: snapshot.fetched_at ?? snapshot.started_at,
   };
@@ -246,7 +252,8 @@ export function buildAssessmentResults(evidence: OscalEvidence): Json {
   // A forced load of a snapshot that failed verification: said first, where a reader starts.
   const unverified = snapshot.verified
     ? ''
-    : `WARNING: UNVERIFIED DATA. Snapshot ${snapshotId} failed verification and was loaded anyway (forced): these results are not those of the snapshot whose root hash is shown. `;
+    : `${UNVERIFIED_LEAD} Snapshot ${snapshotId} failed verification and was loaded anyway (forced): ` +
+      `${mismatchedFilesClause(snapshot.unverified_files, md, (words) => words)}; these results are not those of the snapshot whose root hash is shown. `;
   const undecidedRemark =
     undecided.length === 0
       ? ''
@@ -315,9 +322,13 @@ export function buildAssessmentResults(evidence: OscalEvidence): Json {
           },
           ...cited.map((file) => {
             const info = evidence.files.get(file);
+            const mismatched = snapshot.unverified_files.includes(file);
             return {
               uuid: resourceUuid(evidence, file),
               title: file,
+              ...(mismatched
+                ? { description: MISMATCHED_FILE_REMARK, props: [prop('loaded-bytes-verified', 'false')] }
+                : {}),
               rlinks: [
                 {
                   href: file,

@@ -12,6 +12,7 @@ import { resolveProjectScope } from '../metrics/project-scope.js';
 import { requireKnownFramework } from '../taxonomy/frameworks.js';
 import { runTagsSql } from '../warehouse/run-compliance-tags.js';
 import { runTrialsCondition } from '../warehouse/run-trials.js';
+import { unverifiedFiles } from '../warehouse/snapshot-lookup.js';
 
 export interface OscalSnapshot {
   snapshot_id: string;
@@ -26,6 +27,11 @@ export interface OscalSnapshot {
    * files that are not the ones its root hash vouches for (the document says so).
    */
   verified: boolean;
+  /**
+   * The files whose loaded bytes did not match the manifest (a forced load's verify_failed warnings,
+   * read as the reports read them); empty when verified.
+   */
+  unverified_files: string[];
   project_key: string;
   project_id: string | null;
   project_name: string | null;
@@ -125,6 +131,7 @@ async function readSnapshot(
   );
   if (row === undefined)
     throw new CliError(`Snapshot ${scope.snapshotId} has no snapshots row; reload the database.`);
+  const verified = row.verified !== false;
   return {
     snapshot_id: scope.snapshotId,
     org: String(row.org),
@@ -133,7 +140,10 @@ async function readSnapshot(
     fetched_at: str(row.fetched_at),
     root_sha256: str(row.root_sha256),
     tool_version: str(row.tool_version),
-    verified: row.verified !== false,
+    verified,
+    unverified_files: verified
+      ? []
+      : ((await unverifiedFiles(conn, [scope.snapshotId])).get(scope.snapshotId) ?? []),
     project_key: scope.project.key,
     project_id: scope.project.id,
     project_name: scope.project.name,
