@@ -8,8 +8,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows } from '../diff/warehouse-source.js';
 import { CliError } from '../errors.js';
+import { requireKnownFramework } from '../metrics/known-framework.js';
 import { resolveProjectScope } from '../metrics/project-scope.js';
-import { requireKnownFramework } from '../taxonomy/frameworks.js';
 import { runTagsSql } from '../warehouse/run-compliance-tags.js';
 import { runTrialsCondition } from '../warehouse/run-trials.js';
 import { unverifiedFiles } from '../warehouse/snapshot-lookup.js';

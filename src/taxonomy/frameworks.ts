@@ -3,10 +3,9 @@
  * knows a framework's human title ("OWASP LLM Top 10", "MITRE ATLAS", …) and its full category list.
  * The full list is the coverage denominator: an untested category still counts.
  *
- * A leaf module (it imports only the errors leaf): the warehouse's metric views (the coverage denominator) and the
+ * A leaf module (it imports nothing): the warehouse's metric views (the coverage denominator) and the
  * reports (titles, order) both read it, so neither layer imports the other to share it.
  */
-import { UsageError } from '../errors.js';
 
 export interface FrameworkCategory {
   tag: string;
@@ -162,18 +161,4 @@ export function compareFrameworkKeys(a: string, b: string): number {
     return index === -1 ? FRAMEWORKS.length : index;
   };
   return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
-}
-
-/**
- * Refuses a `framework` (a report's --framework) that is neither a known framework nor one the data
- * holds (`present`), naming the known ones: the one check of the compliance report and the OSCAL export.
- */
-export function requireKnownFramework(framework: string, present: readonly string[]): void {
-  if (present.includes(framework) || findFramework(framework) !== undefined) return;
-  const known = [...new Set([...FRAMEWORKS.map((entry) => entry.key), ...present])].sort(
-    compareFrameworkKeys,
-  );
-  throw new UsageError(
-    `Unknown compliance framework ${JSON.stringify(framework)}. Known frameworks: ${known.join(', ')}.`,
-  );
 }

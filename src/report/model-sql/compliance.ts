@@ -5,14 +5,10 @@
  * cells: unknown, never zero.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { requireKnownFramework } from '../../metrics/known-framework.js';
 import { readComplianceCategories } from '../../metrics/read-figures.js';
 import { DEFAULT_MIN_TRIALS_FOR_EVIDENCE } from '../compliance-state.js';
-import {
-  compareFrameworkKeys,
-  findFramework,
-  frameworkTitle,
-  requireKnownFramework,
-} from '../../taxonomy/frameworks.js';
+import { compareFrameworkKeys, findFramework, frameworkTitle } from '../../taxonomy/frameworks.js';
 import type { ComplianceFrameworkSection } from '../model.js';
 import { exclusionsFor } from './executive.js';
 import { isoTimestamp, num, queryRows, str } from './query.js';
