@@ -4,11 +4,13 @@
  *
  *   result          the snapshot's assessment of the project (start/end: the snapshot's fetch window)
  *   reviewed-controls  the framework categories that were tested (control-id `<framework>.<tag>`)
- *   observations    one per red-team finding (attack run): severity (`unknown` when its attack run
- *                   lacks the required best_score and no triage set one), status, trial references, and
+ *   observations    one per red-team finding (attack run), worded by its outcome (reached its goal, did
+ *                   not, or unknown and why): severity (`unknown` when its attack run lacks the required
+ *                   best_score and no triage set one), status, the run's own trial references, and
  *                   relevant-evidence pointing at back-matter resources that carry the sha256 of the
  *                   snapshot files it comes from (trials/<assessment>.json, the project summary)
- *   risks           one per finding that is open or under an accepted risk: status open, or
+ *   risks           one per successful run (metric_findings.successful) whose finding is open or under
+ *                   an accepted risk; none for a run that failed or whose outcome is unknown: status open, or
  *                   deviation-approved with a completed "risk accepted" response (owner, reason) and
  *                   the acceptance's end as `deadline`; an expired acceptance is open again
  *   findings        one per tested framework category: target objective `<framework>.<tag>`,
@@ -17,7 +19,9 @@
  * UUIDs are version 5 from stable ids (uuid.ts), timestamps the snapshot's, keys in fixed order: the
  * same snapshot gives the same bytes. Text from the service is escaped for OSCAL's Markdown fields.
  */
+import { mismatchedFilesClause, UNVERIFIED_LEAD } from '../snapshot/provenance-line.js';
 import { escapeMarkdownText } from '../text-safety.js';
+import { SUCCESS_THRESHOLD } from '../warehouse/metric-views.js';
 import type { OscalCategory, OscalEvidence, OscalFinding } from './read-evidence.js';
 import { oscalUuid } from './uuid.js';
 
@@ -47,11 +51,44 @@ const severityOf = (finding: OscalFinding): string => finding.severity ?? UNKNOW
 /** Why a finding's score and severity are unknown, said wherever they are. */
 const SCORE_UNKNOWN_REASON = 'the attack run lacks its required best_score';
 
+/** A back-matter resource whose file failed verification: its hash is the manifest's, not the bytes'. */
+const MISMATCHED_FILE_REMARK = `${UNVERIFIED_LEAD} The bytes loaded from this file did not match this SHA-256 (the manifest's): the snapshot failed verification and was loaded anyway (forced).`;
+
+/** Why a run without a best score (sent as null) has an unknown outcome. */
+const NO_SCORE_REASON = 'no trial of the attack run finished';
+
 /** The best judge score as text: the score, `—` when the run has none, unknown (and why) when missing. */
 function scoreText(finding: OscalFinding): string {
   if (finding.score_unknown) return `${UNKNOWN} (${SCORE_UNKNOWN_REASON})`;
   return finding.best_score === null ? '—' : String(finding.best_score);
 }
+
+/** The run's outcome as the figures count it (metric_findings.successful): its prop value. */
+function outcomeOf(finding: OscalFinding): 'successful' | 'not-successful' | 'unknown' {
+  if (finding.successful === null) return UNKNOWN;
+  return finding.successful ? 'successful' : 'not-successful';
+}
+
+/** What the run did with its goal, worded by its outcome: reached it, did not, or unknown and why. */
+function outcomeText(finding: OscalFinding): string {
+  const goal = `goal ${md(finding.goal)} (category ${md(finding.goal_category)})`;
+  const threshold = `the success threshold ${SUCCESS_THRESHOLD}`;
+  if (finding.successful === true)
+    return `reached ${goal}: best judge score ${scoreText(finding)}, at least ${threshold}`;
+  if (finding.successful === false)
+    return `attempted ${goal} and did not reach it: best judge score ${scoreText(finding)}, below ${threshold}`;
+  const why = finding.score_unknown
+    ? `best judge score ${scoreText(finding)}`
+    : `no best judge score (${NO_SCORE_REASON})`;
+  return `attempted ${goal}; whether it reached it is unknown: ${why}`;
+}
+
+/**
+ * Whether the finding is a risk: its run reached its goal (a run that did not, or whose outcome is
+ * unknown, shows no risk of any level), and it is open or its risk was accepted (active or expired).
+ */
+const isRisk = (finding: OscalFinding): boolean =>
+  finding.successful === true && (finding.is_open || finding.acceptance_state === 'accepted');
 
 function controlId(category: OscalCategory): string {
   return token(`${category.framework}.${category.tag}`);
@@ -75,19 +112,19 @@ function observation(finding: OscalFinding, evidence: OscalEvidence): Json {
   const trialText =
     finding.trial_count === 0
       ? 'no trial spans in the snapshot'
-      : `${finding.trial_count} trial spans of this attack${finding.trial_count > finding.trials.length ? ` (first ${finding.trials.length} listed)` : ''}`;
+      : `${finding.trial_count} trial spans of this attack run${finding.trial_count > finding.trials.length ? ` (first ${finding.trials.length} listed)` : ''}`;
   return {
     uuid: oscalUuid('observation', snapshot.snapshot_id, finding.attack_run_id),
     title: `${finding.attack_name ?? 'attack'} against ${finding.goal_category ?? 'goal'}`,
     description:
       `Red-team attack run ${finding.attack_run_id} (${md(finding.attack_name)}) in assessment ` +
-      `${md(finding.assessment_name ?? finding.assessment_id)} reached goal ${md(finding.goal)} ` +
-      `(category ${md(finding.goal_category)}), best judge score ${scoreText(finding)}: ${trialText}.`,
+      `${md(finding.assessment_name ?? finding.assessment_id)} ${outcomeText(finding)}; ${trialText}.`,
     props: [
       prop('attack-run-id', finding.attack_run_id),
       prop('assessment-id', finding.assessment_id),
       prop('severity', severityOf(finding)),
       prop('finding-status', finding.finding_status),
+      prop('outcome', outcomeOf(finding)),
       ...(finding.score_unknown
         ? [prop('best-score', UNKNOWN)]
         : finding.best_score === null
@@ -99,18 +136,20 @@ function observation(finding: OscalFinding, evidence: OscalEvidence): Json {
     types: ['finding'],
     'relevant-evidence': evidenceFiles(finding, evidence).map((file) => ({
       href: `#${resourceUuid(evidence, file)}`,
-      description: file.startsWith('trials/')
-        ? `Trial spans of assessment ${finding.assessment_id} (${file}, sha256 ${evidence.files.get(file)?.sha256 ?? '?'})`
-        : `Project summary listing the attack run (${file}, sha256 ${evidence.files.get(file)?.sha256 ?? '?'})`,
+      description:
+        (file.startsWith('trials/')
+          ? `Trial spans of assessment ${finding.assessment_id} (${file}, sha256 ${evidence.files.get(file)?.sha256 ?? '?'})`
+          : `Project summary listing the attack run (${file}, sha256 ${evidence.files.get(file)?.sha256 ?? '?'})`) +
+        (snapshot.unverified_files.includes(file) ? '; the bytes loaded did not match this sha256' : ''),
     })),
     collected: snapshot.fetched_at ?? snapshot.started_at,
   };
 }
 
-/** A risk for a finding that is open, or whose risk was accepted (active or expired). */
+/** A risk for a successful run whose finding is open, or whose risk was accepted (active or expired). */
 function risk(finding: OscalFinding, evidence: OscalEvidence): Json | null {
+  if (!isRisk(finding)) return null;
   const accepted = finding.acceptance_state === 'accepted';
-  if (!finding.is_open && !accepted) return null;
   const id = finding.attack_run_id;
   const snapshotId = evidence.snapshot.snapshot_id;
   const who = `${md(finding.accepted_by)} until ${finding.accepted_until ?? '—'}: ${md(finding.acceptance_reason)}`;
@@ -168,7 +207,7 @@ function finding(category: OscalCategory, evidence: OscalEvidence, findings: rea
   const id = controlId(category);
   const attacks = new Set(category.attacks_used ?? []);
   const related = findings.filter((f) => f.attack_name !== null && attacks.has(f.attack_name));
-  const risks = related.filter((f) => f.is_open || f.acceptance_state === 'accepted');
+  const risks = related.filter(isRisk);
   const failing = category.state === 'failing';
   return {
     uuid: oscalUuid('finding', snapshotId, category.framework, category.tag),
@@ -213,11 +252,12 @@ export function buildAssessmentResults(evidence: OscalEvidence): Json {
   // A forced load of a snapshot that failed verification: said first, where a reader starts.
   const unverified = snapshot.verified
     ? ''
-    : `WARNING: UNVERIFIED DATA. Snapshot ${snapshotId} failed verification and was loaded anyway (forced): these results are not those of the snapshot whose root hash is shown. `;
+    : `${UNVERIFIED_LEAD} Snapshot ${snapshotId} failed verification and was loaded anyway (forced): ` +
+      `${mismatchedFilesClause(snapshot.unverified_files, md, (words) => words)}; these results are not those of the snapshot whose root hash is shown. `;
   const undecidedRemark =
     undecided.length === 0
       ? ''
-      : `Not decided (not tested, or insufficient evidence): ${undecided.map((c) => `${c.framework}.${c.tag} (${c.state})`).join(', ')}.`;
+      : `Not decided (not tested, or insufficient evidence): ${undecided.map((c) => `${controlId(c)} (${c.state})`).join(', ')}.`;
   const resultRemarks = `${unverified}${undecidedRemark}`.trim();
   return {
     'assessment-results': {
@@ -245,10 +285,17 @@ export function buildAssessmentResults(evidence: OscalEvidence): Json {
           title: `Red-team results for ${project}, snapshot ${snapshotId}`,
           description:
             `Every finding (attack run) of the completed assessments of project ${md(snapshot.project_name ?? snapshot.project_key)} ` +
-            `in snapshot ${snapshotId} (root sha256 ${snapshot.root_sha256 ?? 'unknown'}), and the framework categories they test.`,
+            `in snapshot ${snapshotId} (root sha256 ${snapshot.root_sha256 ?? 'unknown'}), and the framework categories they test` +
+            (evidence.framework === null
+              ? '.'
+              : ` (framework ${md(evidence.framework)} only: its categories, and the findings tagged with one of them).`),
           start: snapshot.started_at ?? when,
           end: when,
-          props: [prop('snapshot-id', snapshotId), prop('project-key', snapshot.project_key)],
+          props: [
+            prop('snapshot-id', snapshotId),
+            prop('project-key', snapshot.project_key),
+            ...(evidence.framework === null ? [] : [prop('framework', evidence.framework)]),
+          ],
           'reviewed-controls': {
             'control-selections': [
               decided.length === 0
@@ -275,9 +322,13 @@ export function buildAssessmentResults(evidence: OscalEvidence): Json {
           },
           ...cited.map((file) => {
             const info = evidence.files.get(file);
+            const mismatched = snapshot.unverified_files.includes(file);
             return {
               uuid: resourceUuid(evidence, file),
               title: file,
+              ...(mismatched
+                ? { description: MISMATCHED_FILE_REMARK, props: [prop('loaded-bytes-verified', 'false')] }
+                : {}),
               rlinks: [
                 {
                   href: file,

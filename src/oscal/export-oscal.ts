@@ -14,6 +14,8 @@ export interface OscalExportOptions {
   snapshot?: string | undefined;
   org?: string | undefined;
   workspace?: string | undefined;
+  /** Only this compliance framework's categories and the findings they relate (default: all). */
+  framework?: string | undefined;
   out: string;
   signal?: AbortSignal | undefined;
 }
@@ -30,6 +32,7 @@ export async function exportOscal(options: OscalExportOptions): Promise<string> 
       snapshotId: options.snapshot,
       org: options.org,
       workspace: options.workspace,
+      framework: options.framework,
     });
     text = assessmentResultsJson(buildAssessmentResults(evidence));
   } finally {

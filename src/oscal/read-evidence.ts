@@ -8,7 +8,11 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryRows } from '../diff/warehouse-source.js';
 import { CliError } from '../errors.js';
+import { requireKnownFramework } from '../metrics/known-framework.js';
 import { resolveProjectScope } from '../metrics/project-scope.js';
+import { runTagsSql } from '../warehouse/run-compliance-tags.js';
+import { runTrialsCondition } from '../warehouse/run-trials.js';
+import { unverifiedFiles } from '../warehouse/snapshot-lookup.js';
 
 export interface OscalSnapshot {
   snapshot_id: string;
@@ -23,6 +27,11 @@ export interface OscalSnapshot {
    * files that are not the ones its root hash vouches for (the document says so).
    */
   verified: boolean;
+  /**
+   * The files whose loaded bytes did not match the manifest (a forced load's verify_failed warnings,
+   * read as the reports read them); empty when verified.
+   */
+  unverified_files: string[];
   project_key: string;
   project_id: string | null;
   project_name: string | null;
@@ -43,6 +52,11 @@ export interface OscalFinding {
   best_score: number | null;
   /** The attack run lacks its required best_score: its score is unknown (best_score null), not absent. */
   score_unknown: boolean;
+  /**
+   * Whether the run reached its goal, as the figures count it (metric_findings.successful: best judge
+   * score at least the success threshold); null when it has no score (no finished trial, or unknown).
+   */
+  successful: boolean | null;
   finding_status: string;
   is_open: boolean;
   counted: boolean;
@@ -52,7 +66,7 @@ export interface OscalFinding {
   accepted_until: string | null;
   expires_at: string | null;
   accepted_at: string | null;
-  /** Trials of this attack run's assessment and attack (span id, else index), in order. */
+  /** Trials of this attack run (run-trials.ts: its assessment, attack and goal; span id, else index), in order. */
   trials: { ref: string; score: number | null }[];
   trial_count: number;
 }
@@ -74,6 +88,11 @@ export interface OscalFile {
 
 export interface OscalEvidence {
   snapshot: OscalSnapshot;
+  /**
+   * The one framework the document is about (a report's --framework), or null for all: its categories
+   * only, and the findings (attack runs) tagged with one of them.
+   */
+  framework: string | null;
   findings: OscalFinding[];
   categories: OscalCategory[];
   /** Snapshot files by path. */
@@ -112,6 +131,7 @@ async function readSnapshot(
   );
   if (row === undefined)
     throw new CliError(`Snapshot ${scope.snapshotId} has no snapshots row; reload the database.`);
+  const verified = row.verified !== false;
   return {
     snapshot_id: scope.snapshotId,
     org: String(row.org),
@@ -120,7 +140,10 @@ async function readSnapshot(
     fetched_at: str(row.fetched_at),
     root_sha256: str(row.root_sha256),
     tool_version: str(row.tool_version),
-    verified: row.verified !== false,
+    verified,
+    unverified_files: verified
+      ? []
+      : ((await unverifiedFiles(conn, [scope.snapshotId])).get(scope.snapshotId) ?? []),
     project_key: scope.project.key,
     project_id: scope.project.id,
     project_name: scope.project.name,
@@ -135,6 +158,8 @@ export async function readOscalEvidence(
     snapshotId?: string | undefined;
     org?: string | undefined;
     workspace?: string | undefined;
+    /** Only this compliance framework (unknown: a usage error, as the compliance report's). */
+    framework?: string | undefined;
   },
 ): Promise<OscalEvidence> {
   const snapshot = await readSnapshot(conn, request);
@@ -146,22 +171,31 @@ export async function readOscalEvidence(
      FROM metric_findings f WHERE f.snapshot_id = $1 AND f.project_key = $2 ORDER BY f.attack_run_id`,
     params,
   );
+  // Each finding's own trials, as the viewer's finding page finds them (run-trials.ts).
   const trialRows = await queryRows(
     conn,
-    `SELECT assessment_id, attack_name, coalesce(span_id, 'trial_index=' || CAST(trial_index AS VARCHAR),
-              'trial_ordinal=' || CAST(trial_ordinal AS VARCHAR)) AS ref, score
-     FROM trials WHERE snapshot_id = $1 AND project_key = $2 ORDER BY assessment_id, attack_name, trial_ordinal`,
+    `SELECT f.attack_run_id, coalesce(t.span_id, 'trial_index=' || CAST(t.trial_index AS VARCHAR),
+              'trial_ordinal=' || CAST(t.trial_ordinal AS VARCHAR)) AS ref, t.score
+     FROM metric_findings f
+     JOIN trials t ON ${runTrialsCondition('t', {
+       snapshot_id: 'f.snapshot_id',
+       project_key: 'f.project_key',
+       assessment_id: 'f.assessment_id',
+       attack_name: 'f.attack_name',
+       goal: 'f.goal',
+     })}
+     WHERE f.snapshot_id = $1 AND f.project_key = $2 ORDER BY f.attack_run_id, t.trial_ordinal`,
     params,
   );
   const trialsBy = new Map<string, { ref: string; score: number | null }[]>();
   for (const row of trialRows) {
-    const key = JSON.stringify([row.assessment_id, row.attack_name]);
+    const key = String(row.attack_run_id);
     const list = trialsBy.get(key) ?? [];
     list.push({ ref: String(row.ref), score: num(row.score) });
     trialsBy.set(key, list);
   }
-  const findings = findingRows.map((row): OscalFinding => {
-    const trials = trialsBy.get(JSON.stringify([row.assessment_id, row.attack_name])) ?? [];
+  const allFindings = findingRows.map((row): OscalFinding => {
+    const trials = trialsBy.get(String(row.attack_run_id)) ?? [];
     return {
       attack_run_id: String(row.attack_run_id),
       assessment_id: String(row.assessment_id),
@@ -172,6 +206,7 @@ export async function readOscalEvidence(
       severity: str(row.severity),
       best_score: num(row.best_score),
       score_unknown: row.score_unknown === true,
+      successful: typeof row.successful === 'boolean' ? row.successful : null,
       finding_status: String(row.finding_status),
       is_open: row.is_open === true,
       counted: row.counted === true,
@@ -191,13 +226,34 @@ export async function readOscalEvidence(
      WHERE snapshot_id = $1 AND project_key = $2 ORDER BY framework, tag`,
     params,
   );
-  const categories = categoryRows.map((row): OscalCategory => ({
+  const allCategories = categoryRows.map((row): OscalCategory => ({
     framework: String(row.framework),
     tag: String(row.tag),
     state: String(row.state),
     attacks_used: Array.isArray(row.attacks_used) ? row.attacks_used.map(String) : null,
     total_trials: num(row.total_trials),
   }));
+  const framework = request.framework ?? null;
+  if (framework !== null)
+    requireKnownFramework(framework, [...new Set(allCategories.map((c) => c.framework))]);
+  const categories =
+    framework === null ? allCategories : allCategories.filter((c) => c.framework === framework);
+  // With a framework, the findings are the attack runs tagged with one of its categories (their
+  // compliance_tags, read as the viewer's finding page reads them).
+  const tagged =
+    framework === null
+      ? null
+      : new Set(
+          (
+            await queryRows(
+              conn,
+              `SELECT r.attack_run_id FROM attack_runs r WHERE r.snapshot_id = $1 AND r.project_key = $2
+                 AND len(${runTagsSql(framework, 'r')}) > 0`,
+              params,
+            )
+          ).map((row) => String(row.attack_run_id)),
+        );
+  const findings = tagged === null ? allFindings : allFindings.filter((f) => tagged.has(f.attack_run_id));
   const fileRows = await queryRows(
     conn,
     'SELECT path, kind, sha256, bytes FROM snapshot_files WHERE snapshot_id = $1 ORDER BY path',
@@ -214,5 +270,5 @@ export async function readOscalEvidence(
       },
     ]),
   );
-  return { snapshot, findings, categories, files };
+  return { snapshot, framework, findings, categories, files };
 }

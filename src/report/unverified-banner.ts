@@ -17,7 +17,7 @@
  * its document's /Subject (UNVERIFIED_PDF_SUBJECT), which pdf.ts writes whenever the HTML it prints
  * holds the banner (so no template can leave that out either) and `pdfMarkedUnverified` reads.
  */
-import { UNVERIFIED_LEAD } from '../snapshot/provenance-line.js';
+import { mismatchedFilesClause, UNVERIFIED_LEAD } from '../snapshot/provenance-line.js';
 import { decodeTextString, dictionaryEntry, infoDictionary, parseCrossReference } from './pdf-syntax.js';
 import type { SnapshotProvenance } from './model.js';
 import type { TemplateFormat } from './output-context.js';
@@ -27,8 +27,6 @@ import type { ViewText } from './view-text.js';
 export const UNVERIFIED_BANNER_LEAD = UNVERIFIED_LEAD;
 const MARKDOWN_MARK = `> **${UNVERIFIED_BANNER_LEAD}**`;
 const HTML_MARK = '<div class="callout unverified-snapshot">';
-/** Files named in the banner per snapshot; the rest are counted ("… and 3 more"). */
-const FILES_SHOWN = 5;
 
 /** The report's snapshots that were loaded unverified (forced), in provenance order. */
 export function unverifiedSnapshots(snapshots: readonly SnapshotProvenance[]): SnapshotProvenance[] {
@@ -50,14 +48,7 @@ function warningText(
   data: (raw: string) => string,
   own: (text: string) => string,
 ): string {
-  const files = snapshot.unverified?.files ?? [];
-  const shown = files.slice(0, FILES_SHOWN).map(data);
-  if (files.length > FILES_SHOWN) shown.push(own(`… and ${files.length - FILES_SHOWN} more`));
-  const noun = files.length === 1 ? 'file' : 'files';
-  const what =
-    files.length === 0
-      ? own('its files did not match its manifest')
-      : `${own(`${files.length} ${noun} did not match its manifest (`)}${shown.join(own(', '))}${own(')')}`;
+  const what = mismatchedFilesClause(snapshot.unverified?.files ?? [], data, own);
   return (
     `${own('Snapshot ')}${data(snapshot.snapshotId)}${own(' failed verification and was loaded anyway (forced): ')}` +
     `${what}${own('; these figures are not those of the snapshot whose root hash is shown.')}`

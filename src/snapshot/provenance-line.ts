@@ -30,3 +30,25 @@ export function unverifiedMarkdownLine(snapshotIds: readonly string[], what: str
     `${snapshotIds.length === 1 ? 'was' : 'were'} loaded anyway (forced): ${what}`
   );
 }
+
+/** Files named in a warning about a forced load; the rest are counted ("… and 3 more"). */
+const MISMATCHED_FILES_SHOWN = 5;
+
+/**
+ * What failed in a forced load, naming its files: `2 files did not match its manifest (a, b)`, or
+ * `its files did not match its manifest` when none was recorded. `data` escapes a file name (it comes
+ * from the snapshot), `own` our words, for the output's format. Shared by the reports' banner and the
+ * OSCAL remarks, so both name the same files the same way.
+ */
+export function mismatchedFilesClause(
+  files: readonly string[],
+  data: (raw: string) => string,
+  own: (text: string) => string,
+): string {
+  if (files.length === 0) return own('its files did not match its manifest');
+  const shown = files.slice(0, MISMATCHED_FILES_SHOWN).map(data);
+  if (files.length > MISMATCHED_FILES_SHOWN)
+    shown.push(own(`… and ${files.length - MISMATCHED_FILES_SHOWN} more`));
+  const noun = files.length === 1 ? 'file' : 'files';
+  return `${own(`${files.length} ${noun} did not match its manifest (`)}${shown.join(own(', '))}${own(')')}`;
+}

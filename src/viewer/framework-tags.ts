@@ -18,17 +18,4 @@ export function frameworkTitle(key: string): string {
   return FRAMEWORKS.find((f) => f.key === key)?.title ?? key;
 }
 
-/**
- * SQL for the categories of `framework` that the attack run aliased `run` is tagged with (a
- * VARCHAR[]). Field names come from the taxonomy module, never from the request.
- */
-export function runTagsSql(framework: string, run: string): string {
-  const lists = tagFieldsOf(framework).map((field) => {
-    const value = `${run}.compliance_tags -> '${field}'`;
-    return `CASE json_type(${value})
-      WHEN 'ARRAY' THEN coalesce(from_json(${value}, '["VARCHAR"]'), []::VARCHAR[])
-      WHEN 'VARCHAR' THEN [${run}.compliance_tags ->> '${field}']
-      ELSE []::VARCHAR[] END`;
-  });
-  return lists.length === 0 ? '[]::VARCHAR[]' : lists.reduce((all, next) => `list_concat(${all}, ${next})`);
-}
+export { runTagsSql } from '../warehouse/run-compliance-tags.js';

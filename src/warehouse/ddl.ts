@@ -215,6 +215,12 @@ const MIGRATIONS: readonly Migration[] = [
       'an assessment (or project) without an attack result has an unknown risk score (NULL, never 0), left out of avg_risk_score and the risk trend; tables unchanged, views recreated',
     statements: () => [],
   },
+  {
+    version: 20,
+    description:
+      'metric_findings.successful: whether the attack run reached its goal (best_score >= 0.5, the rule every ASR counts with; NULL without a score), for the OSCAL risks; tables unchanged, views recreated',
+    statements: () => [],
+  },
 ];
 
 /**

@@ -102,6 +102,29 @@ export async function unverifiedSnapshotIds(
   return rows.map((row) => String(row.snapshot_id));
 }
 
+/**
+ * The files that failed verification, per snapshot of `snapshotIds` (those loaded unverified, forced):
+ * the loader records each as a `verify_failed` load warning (load-checks.ts). Every id gets an entry,
+ * empty when none was recorded; files sorted. The one reader of the reports' warning and the OSCAL
+ * export's.
+ */
+export async function unverifiedFiles(
+  conn: DuckDBConnection,
+  snapshotIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  const files = new Map<string, string[]>(snapshotIds.map((id) => [id, []]));
+  if (snapshotIds.length === 0) return files;
+  const rows = await queryRows(
+    conn,
+    `SELECT DISTINCT snapshot_id, file FROM load_warnings
+     WHERE code = 'verify_failed' AND file IS NOT NULL AND snapshot_id IN (${snapshotIds.map((_, i) => `$${i + 1}`).join(', ')})
+     ORDER BY snapshot_id, file`,
+    [...snapshotIds],
+  );
+  for (const row of rows) files.get(String(row.snapshot_id))?.push(String(row.file));
+  return files;
+}
+
 /** Whether the database holds snapshots of more than one (org, workspace). */
 export async function holdsSeveralWorkspaces(conn: DuckDBConnection): Promise<boolean> {
   const rows = await queryRows(conn, 'SELECT count(DISTINCT (org, workspace)) AS n FROM snapshots');

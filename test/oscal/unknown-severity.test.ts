@@ -5,7 +5,8 @@
  * does not know) with the reason, never the string "null" and never a severity of its own making. The
  * fixture: two simulator snapshots (127.0.0.1, port 0), the second's summary of one project with
  * best_score renamed on its attack runs below critical, resealed; the known and unknown findings are
- * recomputed here from that raw JSON. The document is still valid against the reduced OSCAL schema.
+ * recomputed here from that raw JSON. The document is still valid against the reduced OSCAL schema. An
+ * unscored run's outcome is unknown: it is no risk, of unknown severity or any other.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -105,21 +106,22 @@ describe('OSCAL of findings whose severity is unknown', () => {
         );
       }
     }
-    // Every finding is open: each has a risk, an unscored one of unknown severity.
+    // Every finding is open, but only a run that reached its goal is a risk: the scored ones here
+    // (critical, TAXONOMY: at least 0.5 succeeds); an unscored run's outcome is unknown, so no risk.
     const risks = result.risks as Json[];
-    expect(risks).toHaveLength(runs.size);
+    const successful = [...runs].filter(([, r]) => r.scored && (r.score ?? 0) >= 0.5).map(([id]) => id);
+    expect(successful.length).toBeGreaterThan(0);
+    expect(risks.map((risk) => propOf(risk.props as Prop[], 'attack-run-id')).sort()).toEqual(
+      successful.sort(),
+    );
     for (const risk of risks) {
       const props = risk.props as Prop[];
-      const id = propOf(props, 'attack-run-id') ?? '';
-      if (runs.get(id)?.scored) {
-        expect(risk.title).toMatch(new RegExp(`^${propOf(props, 'severity')} risk: `, 'u'));
-        continue;
-      }
-      expect(propOf(props, 'severity')).toBe('unknown');
-      expect(risk.title).toMatch(/^Risk of unknown severity: /u);
-      expect(risk.statement).toMatch(
-        /^Severity unknown \(best judge score unknown \(the attack run lacks its required best_score\)\), triage status open\.$/u,
-      );
+      expect(risk.title).toMatch(new RegExp(`^${propOf(props, 'severity')} risk: `, 'u'));
+    }
+    for (const observation of observations) {
+      const props = observation.props as Prop[];
+      const unscored = runs.get(propOf(props, 'attack-run-id') ?? '')?.scored === false;
+      expect(propOf(props, 'outcome')).toBe(unscored ? 'unknown' : 'successful');
     }
   });
 
@@ -129,7 +131,8 @@ describe('OSCAL of findings whose severity is unknown', () => {
     expect(found.filter(([, text]) => /\bnull\b/u.test(text))).toEqual([]);
     // Every severity prop, wherever it is (observations, risks): a level, or unknown.
     const severities = props(doc).filter((p) => p.name === 'severity');
-    expect(severities).toHaveLength(2 * runs.size);
+    const scoredSuccesses = [...runs.values()].filter((r) => r.scored && (r.score ?? 0) >= 0.5).length;
+    expect(severities).toHaveLength(runs.size + scoredSuccesses);
     for (const { value } of severities) expect([...SEVERITIES, 'unknown']).toContain(value);
   });
 });

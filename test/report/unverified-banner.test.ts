@@ -3,6 +3,7 @@
  * the top of every format, and its provenance marks the snapshot unverified; a report of a verified
  * load carries none of it. Real fixture snapshot, real DuckDB, the shipped templates.
  */
+import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv } from 'ajv';
@@ -15,6 +16,7 @@ import { renderReportJson } from '../../src/report/json-report.js';
 import type { ReportModel } from '../../src/report/model.js';
 import { renderHtml, renderMarkdown } from '../../src/report/render.js';
 import { reportMarkedUnverified } from '../../src/report/unverified-banner.js';
+import { escapeMarkdownText } from '../../src/text-safety.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/db.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 import { htmlErrors } from './a11y.js';
@@ -142,6 +144,59 @@ describe('a report of a snapshot loaded unverified (forced)', () => {
     const clean = JSON.stringify(await document(verified));
     expect(clean).not.toContain('UNVERIFIED');
     expect(clean).not.toContain('snapshot-verified');
+  });
+
+  it('OSCAL: names the mismatched files as the Markdown does, and marks their back-matter hashes as not the bytes loaded', async () => {
+    type Resource = {
+      title?: string;
+      description?: string;
+      props?: { name: string; value: string }[];
+      rlinks?: { href: string; hashes: { value: string }[] }[];
+    };
+    const doc = buildAssessmentResults(
+      await readOscalEvidence(forced.conn, { project: TAMPERED_PROJECT }),
+    ) as {
+      'assessment-results': {
+        metadata: { remarks: string };
+        results: { remarks?: string }[];
+        'back-matter': { resources: Resource[] };
+      };
+    };
+    const ar = doc['assessment-results'];
+    // The files that differ from the manifest, found here from the files on disk: the changed summary
+    // and the stray file (named as data, escaped: its Markdown and HTML never reach the document raw).
+    const manifest = JSON.parse(await readFile(path.join(fixture.tampered, 'manifest.json'), 'utf8')) as {
+      files: { path: string; sha256: string }[];
+    };
+    const onDisk = async (file: string) =>
+      createHash('sha256')
+        .update(await readFile(path.join(fixture.tampered, file)))
+        .digest('hex');
+    const changed: string[] = [];
+    for (const entry of manifest.files)
+      if ((await onDisk(entry.path)) !== entry.sha256) changed.push(entry.path);
+    expect(changed).toEqual([TAMPERED_SUMMARY]);
+    const named = [...changed, HOSTILE_EXTRA_FILE].sort().map(escapeMarkdownText).join(', ');
+    const clause = `2 files did not match its manifest (${named}); these results are not those`;
+    expect(ar.metadata.remarks).toContain(clause);
+    expect(ar.results[0]?.remarks).toContain(clause);
+    expect(JSON.stringify(doc)).not.toContain(HOSTILE_EXTRA_FILE);
+    // The Markdown report names the same files.
+    const { markdown } = await renderMarkdown(await model(forced, 'compliance'));
+    expect(markdown).toContain('2 files did not match its manifest (');
+    // Back-matter: the changed file's resource says its hash is not what was loaded; the others not.
+    const resources = ar['back-matter'].resources.filter((r) => r.rlinks !== undefined);
+    expect(resources.length).toBeGreaterThan(1);
+    for (const resource of resources) {
+      const file = resource.rlinks?.[0]?.href ?? '';
+      const mismatched = (await onDisk(file)) !== resource.rlinks?.[0]?.hashes[0]?.value;
+      expect([file, mismatched]).toEqual([file, changed.includes(file)]);
+      expect([file, resource.props ?? []]).toEqual([
+        file,
+        mismatched ? [expect.objectContaining({ name: 'loaded-bytes-verified', value: 'false' })] : [],
+      ]);
+      if (mismatched) expect(resource.description).toContain('did not match this SHA-256');
+    }
   });
 
   it('a custom template cannot leave the warning out', async () => {

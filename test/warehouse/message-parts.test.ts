@@ -226,7 +226,7 @@ describe('message parts', () => {
       await run(db, downgradeStatements(version));
       await loadSnapshots(db, [FIXTURES.second]);
       expect(await rows(db, 'SELECT max(version) AS v FROM schema_version')).toEqual([{ v: SCHEMA_VERSION }]);
-      expect(SCHEMA_VERSION).toBe(19);
+      expect(SCHEMA_VERSION).toBe(20);
       // The trials loaded before the upgrade keep one content each; the second snapshot's files that
       // hold the same bytes as the first's are not shared with them (no hash was stored), but are
       // stored once for every later snapshot.

@@ -114,6 +114,7 @@ export const reportCommand = defineCommand<ReportArgs>({
         snapshot: args.snapshot,
         org: args.org,
         workspace: args.workspace,
+        framework: args.framework,
         out: resolve(args.out),
         signal: io.signal,
       });

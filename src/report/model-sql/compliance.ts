@@ -5,15 +5,10 @@
  * cells: unknown, never zero.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { UsageError } from '../../errors.js';
+import { requireKnownFramework } from '../../metrics/known-framework.js';
 import { readComplianceCategories } from '../../metrics/read-figures.js';
 import { DEFAULT_MIN_TRIALS_FOR_EVIDENCE } from '../compliance-state.js';
-import {
-  compareFrameworkKeys,
-  findFramework,
-  FRAMEWORKS,
-  frameworkTitle,
-} from '../../taxonomy/frameworks.js';
+import { compareFrameworkKeys, findFramework, frameworkTitle } from '../../taxonomy/frameworks.js';
 import type { ComplianceFrameworkSection } from '../model.js';
 import { exclusionsFor } from './executive.js';
 import { isoTimestamp, num, queryRows, str } from './query.js';
@@ -43,14 +38,7 @@ export async function complianceFrameworks(
   const present = [...new Set(cells.map((row) => String(row.framework)))];
   let keys: string[];
   if (framework !== undefined) {
-    if (!present.includes(framework) && !findFramework(framework)) {
-      const known = [...new Set([...FRAMEWORKS.map((entry) => entry.key), ...present])].sort(
-        compareFrameworkKeys,
-      );
-      throw new UsageError(
-        `Unknown compliance framework ${JSON.stringify(framework)}. Known frameworks: ${known.join(', ')}.`,
-      );
-    }
+    requireKnownFramework(framework, present);
     keys = [framework];
   } else {
     keys = present.sort(compareFrameworkKeys);

@@ -5,6 +5,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CliError } from '../../errors.js';
 import type { SnapshotProvenance, UnverifiedLoad } from '../model.js';
+import { unverifiedFiles } from '../../warehouse/snapshot-lookup.js';
 import { isoTimestamp, placeholders, queryRows, str } from './query.js';
 
 export {
@@ -51,23 +52,11 @@ export async function snapshotProvenance(
   });
 }
 
-/**
- * The files that failed verification, per snapshot loaded unverified (forced): the loader records each
- * as a `verify_failed` load warning (load-checks.ts). A snapshot with none recorded still gets an entry.
- */
+/** Each snapshot loaded unverified (forced) with the files that failed verification (snapshot-lookup.ts). */
 async function unverifiedLoads(
   conn: DuckDBConnection,
   snapshotIds: readonly string[],
 ): Promise<Map<string, UnverifiedLoad>> {
-  const loads = new Map<string, UnverifiedLoad>(snapshotIds.map((id) => [id, { files: [] }]));
-  if (snapshotIds.length === 0) return loads;
-  const rows = await queryRows(
-    conn,
-    `SELECT DISTINCT snapshot_id, file FROM load_warnings
-     WHERE code = 'verify_failed' AND file IS NOT NULL AND snapshot_id IN (${placeholders(snapshotIds.length)})
-     ORDER BY snapshot_id, file`,
-    snapshotIds,
-  );
-  for (const row of rows) loads.get(String(row.snapshot_id))?.files.push(String(row.file));
-  return loads;
+  const files = await unverifiedFiles(conn, snapshotIds);
+  return new Map([...files].map(([id, list]) => [id, { files: list }]));
 }

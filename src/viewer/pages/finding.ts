@@ -8,6 +8,7 @@ import { asText, cellText, fullText, href, type Html, markup, shortText } from '
 import { frameworkTitle, FRAMEWORK_KEYS, runTagsSql } from '../framework-tags.js';
 import { tableHtml, type ViewTable } from '../table.js';
 import type { Row } from '../viewer-database.js';
+import { runTrialsCondition } from '../../warehouse/run-trials.js';
 import {
   csvHref,
   PageError,
@@ -31,9 +32,14 @@ LEFT JOIN attack_runs r ON r.snapshot_id = f.snapshot_id AND r.attack_run_id = f
 WHERE f.snapshot_id = $1 AND f.attack_run_id = $2
 LIMIT 1`;
 
-/** A run's trials: the trials of its assessment, attack and goal in its snapshot. */
-const TRIALS_OF_RUN = `snapshot_id = $1 AND project_key = $2 AND assessment_id = $3 AND attack_name = $4
-  AND coalesce(goal, '') = $5`;
+/** A run's trials (run-trials.ts: its assessment, attack and goal in its snapshot), the run's key bound. */
+const TRIALS_OF_RUN = runTrialsCondition('trials', {
+  snapshot_id: '$1',
+  project_key: '$2',
+  assessment_id: '$3',
+  attack_name: '$4',
+  goal: '$5',
+});
 
 const TRIALS_SQL = `
 SELECT trial_ordinal, trial_index, trial_status, score, is_jailbreak, candidate, response, judge_reasoning,
