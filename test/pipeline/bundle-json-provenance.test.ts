@@ -55,10 +55,12 @@ function oscalReport(snapshotId: string, rootSha256: string | null, verified = t
         project_key: 'demo',
         project_id: null,
         project_name: 'Demo',
+        unverified_files: [],
       },
       findings: [],
       categories: [],
       files: new Map(),
+      framework: null,
     }),
   );
 }
