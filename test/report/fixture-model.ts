@@ -425,10 +425,11 @@ export function executiveFixture(): ExecutiveModel {
       },
       {
         id: '33333333-3333-4333-8333-333333333333',
-        name: 'tool-use-suite',
+        // Unbroken names as a service sends them: a column is narrower than either.
+        name: 'tool-use-suite-Release\u202Eexe.2v-regression-nightly',
         status: 'failed',
         kind: 'evaluation',
-        model: null,
+        model: 'mistralai/Mistral-7B-Instruct-v0.3',
         queuedAt: '2026-01-05T01:00:00Z',
         completedAt: null,
         datasetSize: 40,
