@@ -9,7 +9,7 @@
  * response) and its compliance tags (the framework filter).
  */
 import { SEVERITIES } from '../severity.js';
-import { runTagsSql } from './framework-tags.js';
+import { runTagsSql } from '../warehouse/run-compliance-tags.js';
 
 export interface FindingFilters {
   project?: string | undefined;

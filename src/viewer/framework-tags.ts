@@ -1,9 +1,7 @@
 /**
- * Which attack runs a compliance category covers, in SQL: an attack run carries its tags in
- * `compliance_tags` (TAXONOMY.md: a flat object, one field per framework), and
- * src/taxonomy/compliance-tags.ts is the one map from those fields to the compliance matrix's
- * framework keys. As there, a field holding a string names one category, a list of strings several;
- * anything else names none.
+ * The frameworks the viewer's finding pages and filters offer: those an attack run's `compliance_tags`
+ * can name (src/taxonomy/compliance-tags.ts), with their titles. Which runs a category covers, in SQL,
+ * is src/warehouse/run-compliance-tags.ts (shared with the OSCAL export).
  */
 import { tagFieldsOf } from '../taxonomy/compliance-tags.js';
 import { FRAMEWORKS } from '../taxonomy/frameworks.js';
@@ -17,5 +15,3 @@ export const FRAMEWORK_KEYS: readonly string[] = FRAMEWORKS.map((f) => f.key).fi
 export function frameworkTitle(key: string): string {
   return FRAMEWORKS.find((f) => f.key === key)?.title ?? key;
 }
-
-export { runTagsSql } from '../warehouse/run-compliance-tags.js';

@@ -5,9 +5,10 @@
  * the local triage journal) and every snapshot it appears in.
  */
 import { asText, cellText, fullText, href, type Html, markup, shortText } from '../html.js';
-import { frameworkTitle, FRAMEWORK_KEYS, runTagsSql } from '../framework-tags.js';
+import { frameworkTitle, FRAMEWORK_KEYS } from '../framework-tags.js';
 import { tableHtml, type ViewTable } from '../table.js';
 import type { Row } from '../viewer-database.js';
+import { runTagsSql } from '../../warehouse/run-compliance-tags.js';
 import { runTrialsCondition } from '../../warehouse/run-trials.js';
 import {
   csvHref,
