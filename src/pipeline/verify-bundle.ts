@@ -46,6 +46,7 @@ import {
 import { namesRootHash, readReportProvenance, type NamedSnapshot } from './report-provenance.js';
 import { readCentralDirectoryNames } from './zip-central-directory.js';
 import { isZipDirectoryName, zipDirectoryNameProblem, zipEntryNameProblem } from './zip-entry-name.js';
+import { pluralWord } from '../number-format.js';
 import { terminalSafe } from '../text-safety.js';
 
 /** Text entries larger than this are hashed but not searched for provenance (a report is far smaller). */
@@ -538,7 +539,7 @@ export function bundleVerificationText(result: BundleVerification): string {
   }
   const head =
     `${show(result.bundle)}: ${result.entries} entries, ${result.checked} checksums matched, ` +
-    `provenance matched in ${result.provenance_checked.length} files`;
+    `provenance matched in ${result.provenance_checked.length} ${pluralWord(result.provenance_checked.length, 'file', 'files')}`;
   lines.push(`signature ${signatureLine(result.signature)}`);
   lines.push(result.ok ? `${head}: OK` : `${head}: FAILED (${result.problems.length} problem(s))`);
   lines.push(rootHashAdvice(result));

@@ -129,6 +129,18 @@ describe('JSON and OSCAL reports in a bundle', () => {
     expect(io.out.join('')).toContain('provenance matched in 3 files: OK');
   });
 
+  it('says "1 file" for one matching report', async () => {
+    const bundle = await writeBundle({
+      out: path.join(work, 'one.zip'),
+      snapshotDir,
+      includeSnapshot: false,
+      files: filesOf(ours).filter((file) => file.name.endsWith('.oscal')),
+    });
+    const io = recordingIO({ cwd: work });
+    expect(await main(['verify', bundle.path], io)).toBe(0);
+    expect(io.out.join('')).toContain('provenance matched in 1 file: OK');
+  });
+
   it.each(REPORT_NAMES)(
     'bundle refuses %s of another snapshot, and verify fails one put in by hand',
     async (name) => {
