@@ -20,32 +20,47 @@ export function snapshotSimulator(
   });
 }
 
-/** A simulated world taken once and loaded: its snapshot directory, database and project keys. */
-export interface LoadedWorld {
+/** A simulated world taken once: its snapshot directory and project keys. */
+export interface SimulatedWorld {
   snapshotDir: string;
-  db: string;
   projects: string[];
 }
 
+/** A simulated world taken once and loaded: its snapshot directory, database and project keys. */
+export interface LoadedWorld extends SimulatedWorld {
+  db: string;
+}
+
 /**
- * Starts a simulator with `options`, snapshots every project into `dir`, stops it and loads the
- * snapshot into `dir/<name>.duckdb`: for tests that recompute figures from one world's raw JSON.
+ * Starts a simulator with `options`, snapshots every project into `dir/<name>` and stops it: for
+ * tests that edit the snapshot (and reseal it) before they load it.
+ */
+export async function simulatorWorld(
+  options: SimulatorOptions,
+  dir: string,
+  name = 'world',
+): Promise<SimulatedWorld> {
+  const sim = await startSimulator(options);
+  try {
+    const projects = sim.truth.projects().map((p) => p.key);
+    const { dir: snapshotDir } = await snapshotSimulator(sim, { out: path.join(dir, name), projects });
+    return { snapshotDir, projects };
+  } finally {
+    await sim.close();
+  }
+}
+
+/**
+ * Takes a simulatorWorld and loads its snapshot into `dir/<name>.duckdb`: for tests that recompute
+ * figures from one world's raw JSON.
  */
 export async function loadedSimulatorWorld(
   options: SimulatorOptions,
   dir: string,
   name = 'world',
 ): Promise<LoadedWorld> {
-  const sim = await startSimulator(options);
-  let snapshotDir: string;
-  let projects: string[];
-  try {
-    projects = sim.truth.projects().map((p) => p.key);
-    snapshotDir = (await snapshotSimulator(sim, { out: path.join(dir, name), projects })).dir;
-  } finally {
-    await sim.close();
-  }
+  const world = await simulatorWorld(options, dir, name);
   const db = path.join(dir, `${name}.duckdb`);
-  await loadSnapshots(db, [snapshotDir]);
-  return { snapshotDir, db, projects };
+  await loadSnapshots(db, [world.snapshotDir]);
+  return { ...world, db };
 }

@@ -16,10 +16,9 @@ import { Ajv } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordingIO } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { startSimulator } from '../../src/simulator/index.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
 import { analyzedRuns, type RawJson } from '../helpers/raw-summary-findings.js';
-import { snapshotSimulator } from '../helpers/simulator-snapshot.js';
+import { simulatorWorld } from '../helpers/simulator-snapshot.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 import { reseal } from '../warehouse/helpers.js';
 
@@ -70,18 +69,17 @@ async function exportDoc(
 
 beforeAll(async () => {
   work = await makeTempDir('airt-oscal-runs-');
-  const sim = await startSimulator({
-    seed: 1,
-    projects: 1,
-    scale: { assessmentsPerProject: 3, attacksPerAssessment: 8, trialsPerAttack: 4, evaluationJobs: 2 },
-  });
-  let dir: string;
-  try {
-    project = sim.projectKeys[0] ?? '';
-    dir = (await snapshotSimulator(sim, { out: path.join(work, 'snapshots') })).dir;
-  } finally {
-    await sim.close();
-  }
+  const world = await simulatorWorld(
+    {
+      seed: 1,
+      projects: 1,
+      scale: { assessmentsPerProject: 3, attacksPerAssessment: 8, trialsPerAttack: 4, evaluationJobs: 2 },
+    },
+    work,
+    'snapshots',
+  );
+  const dir = world.snapshotDir;
+  project = world.projects[0] ?? '';
   // One unsuccessful run loses its score (sent as null: no trial finished), resealed.
   const [projectDir] = await readdir(path.join(dir, 'projects'));
   const summaryFile = path.join(dir, 'projects', projectDir ?? '', 'summary.json');
