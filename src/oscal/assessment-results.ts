@@ -205,8 +205,9 @@ function risk(finding: OscalFinding, evidence: OscalEvidence): Json | null {
 function finding(category: OscalCategory, evidence: OscalEvidence, findings: readonly OscalFinding[]): Json {
   const snapshotId = evidence.snapshot.snapshot_id;
   const id = controlId(category);
-  const attacks = new Set(category.attacks_used ?? []);
-  const related = findings.filter((f) => f.attack_name !== null && attacks.has(f.attack_name));
+  const related = findings.filter((f) =>
+    f.categories.some((c) => c.framework === category.framework && c.tag === category.tag),
+  );
   const risks = related.filter(isRisk);
   const failing = category.state === 'failing';
   return {

@@ -10,7 +10,7 @@ import { queryRows } from '../diff/warehouse-source.js';
 import { CliError } from '../errors.js';
 import { requireKnownFramework } from '../metrics/known-framework.js';
 import { resolveProjectScope } from '../metrics/project-scope.js';
-import { runTagsSql } from '../warehouse/run-compliance-tags.js';
+import { frameworkCategoriesOfTags, type FrameworkCategoryRef } from '../taxonomy/compliance-tags.js';
 import { runTrialsCondition } from '../warehouse/run-trials.js';
 import { unverifiedFiles } from '../warehouse/snapshot-lookup.js';
 
@@ -66,6 +66,11 @@ export interface OscalFinding {
   accepted_until: string | null;
   expires_at: string | null;
   accepted_at: string | null;
+  /**
+   * The framework categories the attack run's own `compliance_tags` name (the taxonomy's one map):
+   * the categories this finding is evidence for.
+   */
+  categories: FrameworkCategoryRef[];
   /** Trials of this attack run (run-trials.ts: its assessment, attack and goal; span id, else index), in order. */
   trials: { ref: string; score: number | null }[];
   trial_count: number;
@@ -75,7 +80,6 @@ export interface OscalCategory {
   framework: string;
   tag: string;
   state: string;
-  attacks_used: string[] | null;
   total_trials: number | null;
 }
 
@@ -105,6 +109,16 @@ const TRIAL_REFS = 20;
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const num = (value: unknown): number | null =>
   typeof value === 'number' && Number.isFinite(value) ? value : null;
+
+/** A run's stored compliance_tags (JSON text), parsed; anything unreadable names no category. */
+function parsedTags(text: unknown): unknown {
+  if (typeof text !== 'string') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * The project's snapshot: `snapshotId`, else the newest holding its summary; a key several workspaces
@@ -194,6 +208,17 @@ export async function readOscalEvidence(
     list.push({ ref: String(row.ref), score: num(row.score) });
     trialsBy.set(key, list);
   }
+  // Each run's categories from its own tags, not from the attack names a category lists: a category
+  // lists every attack any of its runs used (and the older matrix format lists none).
+  const tagRows = await queryRows(
+    conn,
+    `SELECT attack_run_id, CAST(compliance_tags AS VARCHAR) AS tags FROM attack_runs
+     WHERE snapshot_id = $1 AND project_key = $2`,
+    params,
+  );
+  const categoriesBy = new Map(
+    tagRows.map((row) => [String(row.attack_run_id), frameworkCategoriesOfTags(parsedTags(row.tags))]),
+  );
   const allFindings = findingRows.map((row): OscalFinding => {
     const trials = trialsBy.get(String(row.attack_run_id)) ?? [];
     return {
@@ -216,13 +241,14 @@ export async function readOscalEvidence(
       accepted_until: str(row.accepted_until),
       expires_at: str(row.expires_text),
       accepted_at: str(row.accepted_text),
+      categories: categoriesBy.get(String(row.attack_run_id)) ?? [],
       trials: trials.slice(0, TRIAL_REFS),
       trial_count: trials.length,
     };
   });
   const categoryRows = await queryRows(
     conn,
-    `SELECT framework, tag, state, attacks_used, total_trials FROM metric_compliance_categories
+    `SELECT framework, tag, state, total_trials FROM metric_compliance_categories
      WHERE snapshot_id = $1 AND project_key = $2 ORDER BY framework, tag`,
     params,
   );
@@ -230,7 +256,6 @@ export async function readOscalEvidence(
     framework: String(row.framework),
     tag: String(row.tag),
     state: String(row.state),
-    attacks_used: Array.isArray(row.attacks_used) ? row.attacks_used.map(String) : null,
     total_trials: num(row.total_trials),
   }));
   const framework = request.framework ?? null;
@@ -238,22 +263,11 @@ export async function readOscalEvidence(
     requireKnownFramework(framework, [...new Set(allCategories.map((c) => c.framework))]);
   const categories =
     framework === null ? allCategories : allCategories.filter((c) => c.framework === framework);
-  // With a framework, the findings are the attack runs tagged with one of its categories (their
-  // compliance_tags, read as the viewer's finding page reads them).
-  const tagged =
+  // With a framework, the findings are the attack runs tagged with one of its categories.
+  const findings =
     framework === null
-      ? null
-      : new Set(
-          (
-            await queryRows(
-              conn,
-              `SELECT r.attack_run_id FROM attack_runs r WHERE r.snapshot_id = $1 AND r.project_key = $2
-                 AND len(${runTagsSql(framework, 'r')}) > 0`,
-              params,
-            )
-          ).map((row) => String(row.attack_run_id)),
-        );
-  const findings = tagged === null ? allFindings : allFindings.filter((f) => tagged.has(f.attack_run_id));
+      ? allFindings
+      : allFindings.filter((f) => f.categories.some((c) => c.framework === framework));
   const fileRows = await queryRows(
     conn,
     'SELECT path, kind, sha256, bytes FROM snapshot_files WHERE snapshot_id = $1 ORDER BY path',
