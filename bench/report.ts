@@ -156,6 +156,7 @@ function executiveModel(): ExecutiveModel {
           snapshotToolVersion: '0.1.0',
           apiVersion: '1',
           appVersion: '1',
+          figures: true,
         },
       ],
     },

@@ -43,6 +43,7 @@ import {
   type AllowedSignersFile,
   type SignatureCheck,
 } from './bundle-signature.js';
+import { stampedFiguresSource } from '../report/figures-source.js';
 import { namesRootHash, readReportProvenance, type NamedSnapshot } from './report-provenance.js';
 import { readCentralDirectoryNames } from './zip-central-directory.js';
 import { isZipDirectoryName, zipDirectoryNameProblem, zipEntryNameProblem } from './zip-entry-name.js';
@@ -387,11 +388,37 @@ function checkProvenance(
       result.problems.push(madeFromUnverified(name, 'reports'));
     } else if (format === 'json') {
       checkJsonReport(name, digest.text, rootSha256, result);
-    } else if (digest.text.includes(rootSha256)) {
-      result.provenance_checked.push(name);
     } else {
-      result.problems.push(doesNotNameRoot(name, rootSha256));
+      checkRenderedReport(name, digest.text, rootSha256, result);
     }
+  }
+}
+
+/**
+ * A Markdown or HTML report must stamp the root hash as its figures' source (figures-source.ts): a
+ * portfolio of a later snapshot lists this one for its ASR trend, and passes no longer. A report
+ * without the stamp was made before it was written: its text naming the root hash is all that can
+ * be checked, and the result says so.
+ */
+function checkRenderedReport(
+  name: string,
+  text: string,
+  rootSha256: string,
+  result: BundleVerification,
+): void {
+  const stamped = stampedFiguresSource(text);
+  if (stamped.some((snapshot) => snapshot.rootSha256 === rootSha256)) {
+    result.provenance_checked.push(name);
+  } else if (stamped.length > 0) {
+    const named = stamped.map((s) => ({ snapshot_id: s.snapshotId, root_sha256: s.rootSha256 }));
+    result.problems.push(doesNotNameRoot(name, rootSha256, namedSnapshots(named)));
+  } else if (text.includes(rootSha256)) {
+    result.provenance_checked.push(name);
+    result.notes.push(
+      `${name}: made by an older airt-report that does not stamp its figures' snapshot; only its text naming the root hash was checked`,
+    );
+  } else {
+    result.problems.push(doesNotNameRoot(name, rootSha256));
   }
 }
 

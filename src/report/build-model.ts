@@ -68,10 +68,11 @@ async function buildModelOnce(conn: DuckDBConnection, request: ModelRequest): Pr
       dataQuality: await buildDataQuality(conn, scopes),
       provenance: {
         toolVersion,
-        snapshots: await snapshotProvenance(conn, [
-          ...scopes.map((scope) => scope.snapshotId),
-          ...asrTrend.map((point) => point.snapshotId),
-        ]),
+        snapshots: await snapshotProvenance(
+          conn,
+          asrTrend.map((point) => point.snapshotId),
+          scopes.map((scope) => scope.snapshotId),
+        ),
       },
     };
     return { ...base, summary: portfolioNarrative(base) };

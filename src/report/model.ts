@@ -299,6 +299,11 @@ export interface SnapshotProvenance {
   apiVersion: string | null;
   appVersion: string | null;
   /**
+   * Whether the report's figures come from this snapshot; false for one a portfolio lists only for
+   * its ASR trend (figures-source.ts stamps the others, which `verify BUNDLE.zip` reads).
+   */
+  figures: boolean;
+  /**
    * Set when the snapshot failed verification and was loaded anyway (forced: the warehouse's
    * snapshots.verified is false): its figures come from files that are not the ones its root hash
    * vouches for, and every rendering says so (unverified-banner.ts). Absent for a verified snapshot.

@@ -15,6 +15,7 @@ import type { ReportModel } from './model.js';
 import { Escaped, outputContext, type TemplateFormat } from './output-context.js';
 import { loadTemplate, runTemplate } from './templates.js';
 import { DEFAULT_MAX_TEXT, TextShaper } from './untrusted-text.js';
+import { figuresSourceStamp, insertFiguresSource } from './figures-source.js';
 import { insertUnverifiedBanner, unverifiedBanner } from './unverified-banner.js';
 import { buildView } from './view.js';
 import { ViewText, type ChartView } from './view-text.js';
@@ -106,9 +107,11 @@ async function renderTemplate(
   const view = buildView(model, text, { charts: chartViews });
   const template = await loadTemplate(model.kind, format, options.templatesDir);
   const document = runTemplate(template, view, `${format}/${model.kind}.hbs`);
-  // Added here, not by the template: no template can leave out that the data failed verification.
+  // Added here, not by the template: no template can leave out which snapshots the figures come
+  // from, nor that the data failed verification.
   const banner = unverifiedBanner(model.provenance.snapshots, text);
-  return banner === null ? document : insertUnverifiedBanner(document, banner, format);
+  const warned = banner === null ? document : insertUnverifiedBanner(document, banner, format);
+  return insertFiguresSource(warned, figuresSourceStamp(model.provenance.snapshots), format);
 }
 
 /** Renders a model to GitHub-flavoured Markdown plus its chart files (spec, SVG, PNG with `png`). */

@@ -105,6 +105,9 @@ function provenanceView(text: ViewText, provenance: Provenance) {
       snapshotToolVersion: text.maybeLabel(snapshot.snapshotToolVersion),
       apiVersion: text.maybeLabel(snapshot.apiVersion),
       appVersion: text.maybeLabel(snapshot.appVersion),
+      // A portfolio also lists the snapshots of its ASR trend; the header names only the others.
+      figures: snapshot.figures,
+      usedFor: text.label(snapshot.figures ? 'figures' : 'ASR trend only'),
     })),
   };
 }

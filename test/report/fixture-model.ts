@@ -90,6 +90,7 @@ function provenance(): Provenance {
         snapshotToolVersion: '0.1.0',
         apiVersion: '1.4.2',
         appVersion: null,
+        figures: true,
       },
     ],
   };

@@ -219,7 +219,10 @@ describe('a report of a snapshot loaded unverified (forced)', () => {
       '',
       expect.stringMatching(/^> \*\*WARNING: UNVERIFIED DATA\.\*\* Snapshot /u),
     ]);
-    expect(markdown).toMatch(/All clear\.\n$/u);
+    // Nor the line naming the snapshot the figures come from (figures-source.ts).
+    expect(markdown).toMatch(
+      /All clear\.\n\n<!-- airt-report figures from snapshot \S+, root sha256 [0-9a-f]{64} -->\n$/u,
+    );
   });
 });
 

@@ -19,8 +19,11 @@ export {
 export async function snapshotProvenance(
   conn: DuckDBConnection,
   snapshotIds: readonly string[],
+  /** The snapshots the figures come from (default: all of `snapshotIds`); the rest are a trend's. */
+  figureSnapshotIds: readonly string[] = snapshotIds,
 ): Promise<SnapshotProvenance[]> {
-  const unique = [...new Set(snapshotIds)].sort();
+  const figures = new Set(figureSnapshotIds);
+  const unique = [...new Set([...snapshotIds, ...figureSnapshotIds])].sort();
   if (unique.length === 0) return [];
   const rows = await queryRows(
     conn,
@@ -47,6 +50,7 @@ export async function snapshotProvenance(
       snapshotToolVersion: str(row.tool_version),
       apiVersion: str(row.api_version),
       appVersion: str(row.app_version),
+      figures: figures.has(String(row.snapshot_id)),
       ...(load === undefined ? {} : { unverified: load }),
     };
   });
