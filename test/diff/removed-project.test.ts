@@ -5,10 +5,11 @@
  * `counts.no_longer_reported` and the findings; Markdown "Removed projects" with a table of them), never
  * counts its findings as resolved and never drops it; `--project` of it works. The removed project
  * is the simulator's hostile one (key `../../etc`, name with markup), so every rendering of it is
- * checked for escaping. Two snapshots of the simulator's world (127.0.0.1, port 0): the first with
- * that project, the second of the same world without it. The expected findings are read from the first snapshot's
- * raw summary JSON (test/helpers/raw-summary-findings.ts), not from the warehouse.
+ * checked for escaping; the snapshots are test/helpers/removed-project-pair.ts. The expected findings
+ * are read from the first snapshot's raw summary JSON (test/helpers/raw-summary-findings.ts), not from
+ * the warehouse.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,11 +17,15 @@ import { main } from '../../src/cli/main.js';
 import { recordingIO } from '../../src/cli/io.js';
 import { diffJson, diffMarkdown } from '../../src/diff/diff-report.js';
 import { diffSnapshots } from '../../src/diff/snapshot-diff.js';
-import { HOSTILE_SLUG, startSimulator } from '../../src/simulator/index.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
-import { analyzedRuns, severityBand, type RawJson } from '../helpers/raw-summary-findings.js';
-import { snapshotSimulator } from '../helpers/simulator-snapshot.js';
+import {
+  analyzedRuns,
+  readRawSummaryOf,
+  severityBand,
+  type RawJson,
+} from '../helpers/raw-summary-findings.js';
+import { takeRemovedProjectPair } from '../helpers/removed-project-pair.js';
 import { tempDir } from '../warehouse/helpers.js';
 
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -28,50 +33,26 @@ let db: string;
 let warehouse: Warehouse;
 let both: { dir: string; id: string };
 let kept: { dir: string; id: string };
-/** The project only the first snapshot holds, and the one both hold. */
-const removed = HOSTILE_SLUG;
+/** The project only the first snapshot holds (`../../etc`), and the one both hold. */
+let removed: string;
 let remaining: string;
 /** The attack run ids of the removed project's tracked findings (open, at least low), from the raw JSON. */
 let expectedRuns: string[];
 
-/** A project's summary as the snapshot stored it, found through the manifest (the key is not a safe path). */
-async function rawSummary(snapshotDir: string, key: string): Promise<RawJson> {
-  const manifest = JSON.parse(await readFile(path.join(snapshotDir, 'manifest.json'), 'utf8')) as RawJson;
-  const entry = (manifest.projects as RawJson[]).find((p) => p.key === key);
-  if (entry === undefined) throw new Error(`the manifest lists no project ${key}`);
-  return JSON.parse(
-    await readFile(path.join(snapshotDir, 'projects', String(entry.dir), 'summary.json'), 'utf8'),
-  ) as RawJson;
-}
-
 beforeAll(async () => {
   work = await tempDir('airt-removed-project-');
-  const out = path.join(work.dir, 'snapshots');
-  // The same world twice, the second time without the hostile project: the service no longer lists it
-  // (a snapshot asked only for the other project would still find it through the evaluation jobs).
-  for (const hostileSlug of [true, false]) {
-    const sim = await startSimulator({
-      seed: 3,
-      projects: 1,
-      hostileSlug,
-      scale: { assessmentsPerProject: 3, attacksPerAssessment: 4, trialsPerAttack: 5, evaluationJobs: 2 },
-    });
-    try {
-      const keys = sim.truth.projects().map((p) => p.key);
-      remaining = keys.find((key) => key !== removed)!;
-      const taken = await snapshotSimulator(sim, { out, projects: keys, trialsLimit: 5 });
-      if (hostileSlug) both = { dir: taken.dir, id: taken.snapshotId };
-      else kept = { dir: taken.dir, id: taken.snapshotId };
-    } finally {
-      await sim.close();
-    }
-  }
+  ({
+    before: both,
+    after: kept,
+    removed,
+    remaining,
+  } = await takeRemovedProjectPair(path.join(work.dir, 'snapshots')));
   db = path.join(work.dir, 'w.duckdb');
   await loadSnapshots(db, [both.dir, kept.dir]);
   warehouse = await openWarehouse(db, { readOnly: true });
   // Independently: the runs of analyzed assessments whose score band is at least low. The simulator
   // triages nothing here (no FindingDetail files), so every one is open.
-  const summary = await rawSummary(both.dir, removed);
+  const summary = await readRawSummaryOf(both.dir, removed);
   expectedRuns = analyzedRuns(summary)
     .filter((run) => severityBand(run.best_score as number | null) !== 'info')
     .map((run) => String(run.id))
@@ -89,6 +70,8 @@ describe('a diff whose later snapshot no longer lists a project', () => {
     expect((manifest.projects as RawJson[]).map((p) => p.key)).toEqual([remaining]);
     expect(manifest.status).toBe('complete');
     expect(expectedRuns.length).toBeGreaterThan(0);
+    // No triaged finding (FindingDetail) in the earlier snapshot: every run's severity is its band.
+    expect(existsSync(path.join(both.dir, 'findings'))).toBe(false);
   });
 
   it('lists it in JSON as not in the later snapshot, its findings no longer reported, none resolved', async () => {
