@@ -49,19 +49,47 @@ export interface DiffSnapshotRef {
   root_sha256: string | null;
 }
 
+/**
+ * A project's findings in the diff: the lifecycle, and those of a project the later snapshot no longer
+ * lists (`no_longer_reported`, empty for every other project).
+ */
+export interface ProjectFindings extends FindingLifecycle {
+  /**
+   * The findings the earlier snapshot tracked (open, low or worse) of a project the later snapshot
+   * does not list at all: nothing says they were fixed, so they are not resolved, but they are no
+   * longer reported. Worst first.
+   */
+  no_longer_reported: FindingRecord[];
+}
+
 /** One project's part of a snapshot diff. */
 export interface ProjectDiff {
   project: string;
   /** Whether the previous snapshot held this project; null when there is no previous snapshot. */
   in_previous: boolean | null;
   /**
+   * False when the later snapshot does not list the project at all (the service no longer lists it,
+   * or the snapshot was not asked for it) while the earlier one holds it: a removed project. Its
+   * findings are `no_longer_reported`, never resolved, and it is not compared.
+   */
+  in_current: boolean;
+  /**
    * False when one snapshot holds no summary of the project (its request failed: the snapshot is
-   * partial, `data_quality` says which and the request): nothing of it is compared, no finding counts
-   * as new or resolved, every list is empty and there are no metrics.
+   * partial, `data_quality` says which and the request), or when the later snapshot no longer lists it
+   * (`in_current: false`): nothing of it is compared, no finding counts as new or resolved, there are
+   * no metrics, and every lifecycle list is empty but `not_comparable` and `no_longer_reported` of a
+   * removed project.
    */
   compared: boolean;
-  counts: { new: number; resolved: number; regressed: number; persisting: number; not_comparable: number };
-  findings: FindingLifecycle;
+  counts: {
+    new: number;
+    resolved: number;
+    regressed: number;
+    persisting: number;
+    not_comparable: number;
+    no_longer_reported: number;
+  };
+  findings: ProjectFindings;
   metrics: MetricDelta[];
   /** Assessments whose attack runs an analytics warning excluded: their findings are unknown, in neither list. */
   excluded: { assessment_id: string; field: string; reason: string }[];
@@ -132,9 +160,13 @@ export interface SnapshotDiff {
   partial_snapshots?: PartialSnapshot[];
 }
 
-/** A lifecycle as older callers build it: `not_comparable` may be left out (none). */
+/**
+ * A lifecycle as older callers build it: `not_comparable` may be left out (none), and so may
+ * `no_longer_reported` (none: the later snapshot lists the project).
+ */
 export type FindingLifecycleInput = Omit<FindingLifecycle, 'not_comparable'> & {
   not_comparable?: NotComparableFinding[];
+  no_longer_reported?: FindingRecord[];
 };
 
 /** Assembles a ProjectDiff with its counts (field order fixed for deterministic JSON). */
@@ -145,21 +177,24 @@ export function projectDiff(
   context: Pick<ProjectDiff, 'in_previous' | 'excluded'> & {
     data_quality?: DataQualityNote[];
     compared?: boolean;
+    in_current?: boolean;
   } = {
     in_previous: null,
     excluded: [],
   },
 ): ProjectDiff {
-  const findings: FindingLifecycle = {
+  const findings: ProjectFindings = {
     new: lifecycle.new,
     resolved: lifecycle.resolved,
     regressed: lifecycle.regressed,
     persisting: lifecycle.persisting,
     not_comparable: lifecycle.not_comparable ?? [],
+    no_longer_reported: lifecycle.no_longer_reported ?? [],
   };
   return {
     project,
     in_previous: context.in_previous,
+    in_current: context.in_current ?? true,
     compared: context.compared ?? true,
     counts: {
       new: findings.new.length,
@@ -167,6 +202,7 @@ export function projectDiff(
       regressed: findings.regressed.length,
       persisting: findings.persisting.length,
       not_comparable: findings.not_comparable.length,
+      no_longer_reported: findings.no_longer_reported.length,
     },
     findings,
     metrics,
@@ -188,6 +224,32 @@ export function notComparedProject(
     { new: [], resolved: [], regressed: [], persisting: [], not_comparable: [] },
     [],
     { in_previous: context.in_previous, excluded: [], data_quality: [context.note], compared: false },
+  );
+}
+
+/**
+ * A project the earlier snapshot holds and the later one does not list (`lifecycle`: its findings
+ * against none). Its tracked findings, which that lifecycle calls resolved (gone), are no longer
+ * reported instead: nothing says they were fixed. Those of unknown severity stay not comparable; what
+ * the earlier snapshot excluded stays in `excluded` and `data_quality`.
+ */
+export function removedProject(
+  project: string,
+  lifecycle: FindingLifecycle,
+  context: Pick<ProjectDiff, 'excluded' | 'data_quality'>,
+): ProjectDiff {
+  return projectDiff(
+    project,
+    {
+      new: [],
+      resolved: [],
+      regressed: [],
+      persisting: [],
+      not_comparable: lifecycle.not_comparable,
+      no_longer_reported: lifecycle.resolved.map((finding) => finding.from),
+    },
+    [],
+    { ...context, in_previous: true, in_current: false, compared: false },
   );
 }
 
@@ -229,8 +291,11 @@ export function diffMarkdown(diff: SnapshotDiff): string {
   const workspace = diff.workspace === undefined ? null : `${diff.workspace.org}/${diff.workspace.workspace}`;
   if (workspace !== null) lines.push(`Org and workspace: ${markdownCode(workspace)}.`, '');
   for (const partial of diff.partial_snapshots ?? []) lines.push(...partialSnapshotLines(partial));
+  const current = diff.projects.filter((project) => project.in_current);
+  const removed = diff.projects.filter((project) => !project.in_current);
   if (diff.projects.length === 0) lines.push('No project is in both scope and the snapshot.', '');
-  for (const project of diff.projects) lines.push(...projectSection(project, workspace));
+  for (const project of current) lines.push(...projectSection(project, workspace));
+  lines.push(...removedProjectsSection(removed, workspace));
   lines.push('## Schema drift', '');
   if (diff.schema_drift.length === 0) {
     lines.push('No change in the keys the API sends beyond its specification.', '');
@@ -299,14 +364,7 @@ function projectSection(project: ProjectDiff, workspace: string | null): string[
   if (project.in_previous === false) {
     lines.push('The previous snapshot did not hold this project: every open finding counts as new.', '');
   }
-  if (project.excluded.length > 0) {
-    const ids = [...new Set(project.excluded.map((e) => e.assessment_id))];
-    lines.push(
-      `Findings of ${ids.length} ${ids.length === 1 ? 'assessment' : 'assessments'} are unknown (attack runs excluded by ` +
-        `an analytics warning) and in no list: ${ids.map(markdownCode).join(', ')}.`,
-      '',
-    );
-  }
+  lines.push(...excludedAssessmentsLines(project));
   lines.push(...dataQualityNotes(project.data_quality));
   lines.push(...metricTable(project.metrics));
   lines.push(
@@ -339,6 +397,75 @@ function projectSection(project: ProjectDiff, workspace: string | null): string[
     );
   }
   return lines;
+}
+
+/**
+ * "Removed projects": those the earlier snapshot holds and the later one does not list, each with a
+ * table of the findings no longer reported (what it had), so none of them vanishes from the diff.
+ */
+function removedProjectsSection(removed: readonly ProjectDiff[], workspace: string | null): string[] {
+  if (removed.length === 0) return [];
+  const one = removed.length === 1;
+  const lines = [
+    '## Removed projects',
+    '',
+    `The later snapshot does not list ${countOf(removed.length, 'project', 'projects')} the earlier one holds ` +
+      `(the service no longer lists ${one ? 'it' : 'them'}, or the snapshot was not asked for ${one ? 'it' : 'them'}): ` +
+      `${removed.map((project) => markdownCode(project.project)).join(', ')}. ` +
+      `${one ? 'Its' : 'Their'} findings are no longer reported, never counted as resolved: nothing says they were fixed.`,
+    '',
+  ];
+  for (const project of removed) {
+    const { counts, findings } = project;
+    const gone = counts.no_longer_reported;
+    lines.push(
+      `### Project ${cellText(project.project)}${workspace === null ? '' : ` (${markdownCode(workspace)})`}`,
+      '',
+      gone === 0
+        ? 'The earlier snapshot held no open finding of it of severity low or worse.'
+        : `${countOf(gone, 'open finding', 'open findings')} of it (severity low or worse) ` +
+            `${gone === 1 ? 'is' : 'are'} no longer reported: not counted as resolved.`,
+      '',
+    );
+    if (counts.not_comparable > 0)
+      lines.push(
+        `${countOf(counts.not_comparable, 'finding', 'findings')} of unknown severity in the earlier snapshot ` +
+          '(the attack run lacks its required `best_score`) no longer reported either, listed as not comparable.',
+        '',
+      );
+    lines.push(...excludedAssessmentsLines(project), ...dataQualityNotes(project.data_quality));
+    if (gone > 0)
+      lines.push(
+        ...findingTable(
+          'No longer reported',
+          findings.no_longer_reported.map((finding) => ({ finding, note: 'project not listed' })),
+          '####',
+        ),
+      );
+    if (counts.not_comparable > 0)
+      lines.push(
+        ...findingTable(
+          'Findings not comparable',
+          findings.not_comparable.map((pair) => ({
+            finding: knownSide(pair),
+            note: notComparableNote(pair),
+          })),
+          '####',
+        ),
+      );
+  }
+  return lines;
+}
+
+/** The assessments whose findings an analytics warning made unknown, in no list. */
+function excludedAssessmentsLines(project: ProjectDiff): string[] {
+  if (project.excluded.length === 0) return [];
+  const ids = [...new Set(project.excluded.map((e) => e.assessment_id))];
+  return [
+    `Findings of ${ids.length} ${ids.length === 1 ? 'assessment' : 'assessments'} are unknown (attack runs excluded by ` +
+      `an analytics warning) and in no list: ${ids.map(markdownCode).join(', ')}.`,
+    '',
+  ];
 }
 
 /** What is known of a not-comparable finding: its severity on each side (`critical → unknown`). */
@@ -473,10 +600,15 @@ function isUnchanged(metric: MetricDelta): boolean {
   return metric.presence === 'both' && metric.excluded === null && metric.delta === 0;
 }
 
-function findingTable(title: string, rows: { finding: FindingRecord; note: string }[]): string[] {
-  if (rows.length === 0) return [`### ${title}`, '', 'None.', ''];
+/** A table of findings under a heading of `level` (`###` below a project, `####` below a removed one). */
+function findingTable(
+  title: string,
+  rows: { finding: FindingRecord; note: string }[],
+  level: '###' | '####' = '###',
+): string[] {
+  if (rows.length === 0) return [`${level} ${title}`, '', 'None.', ''];
   const lines = [
-    `### ${title} (${rows.length})`,
+    `${level} ${title} (${rows.length})`,
     '',
     '| Severity | Score | Attack | Goal category | Assessment | Goal | Change |',
     '| --- | ---: | --- | --- | --- | --- | --- |',

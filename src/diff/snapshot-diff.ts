@@ -17,6 +17,11 @@
  * compared (`compared: false`): its findings are neither resolved nor new, and its `data_quality`
  * names the snapshot and the failed request; the diff's `partial_snapshots` lists every failed request
  * of either snapshot.
+ *
+ * A project the earlier snapshot holds and the later one does not list at all (the service no longer
+ * lists it, or the snapshot was not asked for it) is listed too, after the later snapshot's projects
+ * (`in_current: false`, not compared): its tracked findings are `no_longer_reported`, never resolved,
+ * since nothing says they were fixed; dropping it would make them vanish from the diff unseen.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { wordsFlags, CliError, InvalidOptionError, UsageError, WordedError } from '../errors.js';
@@ -36,6 +41,7 @@ import {
   exclusionNotes,
   notComparedProject,
   projectDiff,
+  removedProject,
   type DiffSnapshotRef,
   type PartialSnapshot,
   type ProjectDiff,
@@ -63,7 +69,10 @@ export interface DiffSnapshotsOptions {
   /** The earlier snapshot; null diffs against nothing (every open finding is new). */
   from: string | null;
   to: string;
-  /** Project keys or ids; empty: every project of the `to` snapshot. */
+  /**
+   * Project keys or ids; empty: every project of the `to` snapshot (those it lists without a summary
+   * too) and every project of the `from` snapshot that `to` no longer lists.
+   */
   projects?: readonly string[];
   /** When given, both snapshots must belong to this org (`--org`); a mismatch is a usage error. */
   org?: string | undefined;
@@ -86,13 +95,26 @@ export async function diffSnapshots(
   const lackingTo = oneEntryPerProject(await projectsWithoutSummary(conn, to.snapshot_id), inFrom);
   const lackingFrom =
     from === null ? [] : oneEntryPerProject(await projectsWithoutSummary(conn, from.snapshot_id), inTo);
-  const scope = projectsInScope(to.snapshot_id, inTo, options.projects ?? [], lackingTo);
+  // Projects of the earlier snapshot the later one does not list at all, neither held nor failed.
+  const removed = inFrom.filter(
+    (project) =>
+      !inTo.some((p) => isSameProject(p, project)) && sameProject(project, lackingTo) === undefined,
+  );
+  const scope = projectsInScope(
+    to.snapshot_id,
+    { held: inTo, lacking: lackingTo, removed },
+    options.projects ?? [],
+  );
   const diffs: ProjectDiff[] = [];
   const projects: ProjectRef[] = [];
-  for (const { project, lacking } of scope) {
+  for (const { project, kind } of scope) {
+    if (kind === 'removed' && from !== null) {
+      diffs.push(await removedProjectDiff(conn, from.snapshot_id, to.snapshot_id, project));
+      continue;
+    }
     const previous =
       from === null ? null : await findProject(conn, from.snapshot_id, project.id ?? project.key);
-    if (lacking) {
+    if (kind === 'lacking') {
       diffs.push(
         notComparedProject(project.key, {
           in_previous: from === null ? null : previous !== null,
@@ -310,32 +332,63 @@ async function requireSnapshot(conn: DuckDBConnection, id: string): Promise<Snap
   return info;
 }
 
+/** A project the diff covers: held by `to`, listed by it without a summary, or held only by `from`. */
+type ScopedProject =
+  | { kind: 'held'; project: ProjectRef }
+  | { kind: 'lacking'; project: ProjectWithoutSummary }
+  | { kind: 'removed'; project: ProjectRef };
+
+const byKey = (a: ScopedProject, b: ScopedProject): number =>
+  a.project.key < b.project.key ? -1 : a.project.key > b.project.key ? 1 : 0;
+
 /**
  * The projects the diff covers: those `wanted` (key or id), else every project of the `to` snapshot
- * (`all`), including those it lists without a summary (`lacking`: its request failed), by key.
+ * (`held`), including those it lists without a summary (`lacking`: its request failed), by key; then
+ * those only the `from` snapshot holds (`removed`), by key.
  */
 function projectsInScope(
   snapshotId: string,
-  all: readonly ProjectRef[],
+  known: {
+    held: readonly ProjectRef[];
+    lacking: readonly ProjectWithoutSummary[];
+    removed: readonly ProjectRef[];
+  },
   wanted: readonly string[],
-  lacking: readonly ProjectWithoutSummary[],
-): ({ project: ProjectRef; lacking: false } | { project: ProjectWithoutSummary; lacking: true })[] {
+): ScopedProject[] {
+  const held = known.held.map((project): ScopedProject => ({ kind: 'held', project }));
+  const lacking = known.lacking.map((project): ScopedProject => ({ kind: 'lacking', project }));
+  const removed = known.removed.map((project): ScopedProject => ({ kind: 'removed', project }));
   if (wanted.length === 0) {
-    const held = all.map((project) => ({ project, lacking: false as const }));
-    if (lacking.length === 0) return held;
-    return [...held, ...lacking.map((project) => ({ project, lacking: true as const }))].sort((a, b) =>
-      a.project.key < b.project.key ? -1 : a.project.key > b.project.key ? 1 : 0,
-    );
+    const current = lacking.length === 0 ? held : [...held, ...lacking].sort(byKey);
+    return [...current, ...removed.sort(byKey)];
   }
   return wanted.map((keyOrId) => {
-    const named = (p: ProjectRef): boolean => p.key === keyOrId || p.id === keyOrId;
-    const project = all.find(named);
-    if (project) return { project, lacking: false as const };
-    const missing = lacking.find(named);
-    if (missing) return { project: missing, lacking: true as const };
+    const named = (entry: ScopedProject): boolean =>
+      entry.project.key === keyOrId || entry.project.id === keyOrId;
+    const found = held.find(named) ?? lacking.find(named) ?? removed.find(named);
+    if (found) return found;
     throw new CliError(
-      `Project ${keyOrId} is not in snapshot ${snapshotId}; it has: ${all.map((p) => p.key).join(', ') || 'no projects'}.`,
+      `Project ${keyOrId} is not in snapshot ${snapshotId}; it has: ${known.held.map((p) => p.key).join(', ') || 'no projects'}.`,
     );
+  });
+}
+
+/**
+ * The entry of a project only the earlier snapshot holds: its lifecycle against the later snapshot,
+ * which holds none of its findings (so every tracked one reads as gone), turned into findings no
+ * longer reported; the earlier snapshot's exclusions are kept, as for any project.
+ */
+async function removedProjectDiff(
+  conn: DuckDBConnection,
+  fromId: string,
+  toId: string,
+  project: ProjectRef,
+): Promise<ProjectDiff> {
+  const { lifecycle, excluded } = await projectLifecycle(conn, fromId, toId, project);
+  const fromExcluded = await sliceExclusions(conn, fromId, project, DIFF_SLICES);
+  return removedProject(project.key, lifecycle, {
+    excluded: excluded.filter((e) => e.field !== UNKNOWN_SCORE_FIELD),
+    data_quality: exclusionNotes(fromId, fromExcluded),
   });
 }
 

@@ -21,6 +21,7 @@ import { RUN_TOKEN_SOURCE, runOptionName } from './run-config.js';
 import { fetchedFromService, nothingFetched } from './run-nothing-fetched.js';
 import { planReports, plannedReportOut } from './run-reports.js';
 import type { RunState } from './run-state.js';
+import type { ProjectRef } from '../warehouse/snapshot-lookup.js';
 
 /**
  * The snapshot `run` passes as `--since`: the newest complete snapshot of this org and workspace on
@@ -222,10 +223,11 @@ export async function diffStep(state: RunState): Promise<void> {
   await state.step('diff', ['load'], async () => {
     const { diffSnapshots } = await import('../diff/snapshot-diff.js');
     const snapshot = requireSnapshot(state);
-    const diff = await diffSnapshots(await state.warehouseConnection(), {
+    const conn = await state.warehouseConnection();
+    const diff = await diffSnapshots(conn, {
       from: state.previousSnapshotId,
       to: snapshot.snapshotId,
-      projects: state.projects,
+      projects: await diffScope(state, conn, snapshot.snapshotId),
     });
     const total = (key: 'new' | 'resolved' | 'regressed' | 'persisting'): number =>
       diff.projects.reduce((sum, project) => sum + project.counts[key], 0);
@@ -247,6 +249,33 @@ export async function diffStep(state: RunState): Promise<void> {
           : ` since ${state.previousSnapshotId}`),
     };
   });
+}
+
+/**
+ * The projects the run's diff covers. Not `state.projects` (the projects the snapshot holds a summary
+ * of): on a partial night that would leave out a project whose summary failed, which the diff lists
+ * as not compared, and one the earlier snapshot held that this one no longer lists. With no projects
+ * configured, the diff's own all-projects scope (empty); else the configured projects either snapshot
+ * lists, held, failed or gone (one configured by key and by UUID is one project).
+ */
+async function diffScope(state: RunState, conn: DuckDBConnection, snapshotId: string): Promise<string[]> {
+  if (state.config.projects.length === 0) return [];
+  const { projectsInSnapshot, projectsWithoutSummary } = await import('../warehouse/snapshot-lookup.js');
+  const listed = [
+    ...(await projectsInSnapshot(conn, snapshotId)),
+    ...(await projectsWithoutSummary(conn, snapshotId)),
+    ...(state.previousSnapshotId === null ? [] : await projectsInSnapshot(conn, state.previousSnapshotId)),
+  ];
+  const same = (a: ProjectRef, b: ProjectRef): boolean => a.key === b.key || (a.id !== null && a.id === b.id);
+  const scope: { wanted: string; project: ProjectRef }[] = [];
+  for (const wanted of state.config.projects) {
+    const project = listed.find((p) => p.key === wanted || p.id === wanted);
+    // Not listed by either snapshot: the load step warned that the snapshot does not hold it.
+    if (project === undefined) continue;
+    // The same project asked for twice, by key and by UUID, is one entry of the diff.
+    if (!scope.some((entry) => same(entry.project, project))) scope.push({ wanted, project });
+  }
+  return scope.map((entry) => entry.wanted);
 }
 
 /** 5. Render the configured reports from the warehouse. */

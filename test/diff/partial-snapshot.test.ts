@@ -59,7 +59,14 @@ describe('a diff with a partial snapshot that lacks a project summary', () => {
     const diff = await diffSnapshots(warehouse.conn, { from: complete.id, to: partial.id });
     const { json, project } = parts(diff);
     expect(project.compared).toBe(false);
-    expect(project.counts).toEqual({ new: 0, resolved: 0, regressed: 0, persisting: 0, not_comparable: 0 });
+    expect(project.counts).toEqual({
+      new: 0,
+      resolved: 0,
+      regressed: 0,
+      persisting: 0,
+      not_comparable: 0,
+      no_longer_reported: 0,
+    });
     expect(project.findings.resolved).toEqual([]);
     // One entry for the project, with both requests the snapshot made for it (by key and by UUID).
     expect(project.data_quality).toEqual([

@@ -163,6 +163,7 @@ describe('attack runs without their required best_score', () => {
       regressed: 0,
       persisting: 0,
       not_comparable: analyzedRuns(summary).length,
+      no_longer_reported: 0,
     });
     expect(project.findings.resolved).toEqual([]);
     for (const pair of project.findings.not_comparable) {

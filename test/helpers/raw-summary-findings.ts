@@ -15,6 +15,17 @@ export async function readRawSummary(snapshotDir: string, project: string): Prom
   ) as RawJson;
 }
 
+/**
+ * A project's summary found through the snapshot's manifest (its `dir`), for keys that are not a safe
+ * path (`../../etc`).
+ */
+export async function readRawSummaryOf(snapshotDir: string, key: string): Promise<RawJson> {
+  const manifest = JSON.parse(await readFile(path.join(snapshotDir, 'manifest.json'), 'utf8')) as RawJson;
+  const entry = (manifest.projects as RawJson[]).find((p) => p.key === key);
+  if (entry === undefined) throw new Error(`the manifest lists no project ${key}`);
+  return readRawSummary(snapshotDir, String(entry.dir));
+}
+
 /** The attack runs of a summary's analyzed (completed or failed) assessments: the findings. */
 export function analyzedRuns(summary: RawJson): RawJson[] {
   return (summary.assessments as RawJson[])

@@ -2,8 +2,9 @@
  * Two snapshots side by side: the `diff` command's own computation (src/diff), so the new, resolved
  * and regressed findings here are the ones `airt-report diff` and the gates see. Defaults: the two
  * newest snapshots. What the diff cannot compare is shown, never left to read as "no change": a
- * partial snapshot and the projects it holds no summary of (not compared), and the findings of
- * unknown severity (their attack run lacks its required best_score) in their own table.
+ * partial snapshot and the projects it holds no summary of (not compared), the findings of unknown
+ * severity (their attack run lacks its required best_score) in their own table, and a project the
+ * later snapshot no longer lists, with its findings no longer reported (never counted as resolved).
  */
 import type {
   DataQualityNote,
@@ -81,6 +82,14 @@ function lifecycleTables(diff: SnapshotDiff): ViewTable[] {
       ),
     },
     {
+      id: 'no_longer_reported',
+      caption: 'No longer reported (project not in the later snapshot)',
+      columns: columns([]),
+      rows: diff.projects.flatMap((p) =>
+        p.findings.no_longer_reported.map((f) => record(p.project, f, from)),
+      ),
+    },
+    {
       id: 'not_comparable',
       caption: 'Findings not comparable (severity unknown)',
       columns: columns([{ key: 'why', label: 'Why not comparable' }]),
@@ -137,6 +146,20 @@ function partialSnapshotNote(partial: PartialSnapshot): Html {
 
 /** One project's line: its counts, or why it was not compared. */
 function projectLine(p: ProjectDiff): Html {
+  if (!p.in_current) {
+    const gone = p.counts.no_longer_reported;
+    const unknown = p.counts.not_comparable;
+    return markup`<li class="removed">
+      ${cellText(p.project)}: removed, not in the later snapshot (the service no longer lists it, or the
+      snapshot was not asked for it). ${gone} open ${gone === 1 ? 'finding' : 'findings'} of it (severity
+      low or worse) no longer reported, not counted as resolved: nothing says they were fixed${
+        unknown === 0
+          ? ''
+          : markup`; ${unknown} ${unknown === 1 ? 'finding' : 'findings'} of unknown severity, listed as not
+            comparable`
+      }.
+    </li>`;
+  }
   if (!p.compared) {
     const notes = p.data_quality.filter(isMissingSummary);
     return markup`<li class="not-compared">
