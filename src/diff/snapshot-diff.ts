@@ -30,6 +30,8 @@ import { diffFindings, type FindingLifecycle } from './finding-lifecycle.js';
 import { METRIC_SLICES, metricDeltas } from './metric-deltas.js';
 import { diffSchemaDrift } from './schema-drift-diff.js';
 import {
+  isSameProject,
+  oneEntryPerProject,
   partialSnapshotFailures,
   projectsWithoutSummary,
   UNKNOWN_SCORE_FIELD,
@@ -219,39 +221,12 @@ export async function diffSnapshots(
   };
 }
 
-/** Whether two references name one project: the same id, else the same key. */
-function isSameProject(a: ProjectRef, b: ProjectRef): boolean {
-  return (a.id !== null && a.id === b.id) || a.key === b.key;
-}
-
 /** The project of `lacking` that is `project`, if any. */
 function sameProject(
   project: ProjectRef,
   lacking: readonly ProjectWithoutSummary[],
 ): ProjectWithoutSummary | undefined {
   return lacking.find((p) => isSameProject(project, p));
-}
-
-/**
- * One entry per project a snapshot lacks, named and identified as `known` (the other snapshot's
- * projects) knows it: a snapshot asks for a project by its key and, found in evaluation jobs, by its
- * UUID, so one project can fail twice, under two names. Their failed requests are merged.
- */
-function oneEntryPerProject(
-  lacking: readonly ProjectWithoutSummary[],
-  known: readonly ProjectRef[],
-): ProjectWithoutSummary[] {
-  const merged: ProjectWithoutSummary[] = [];
-  for (const entry of lacking) {
-    const other = known.find((p) => isSameProject(p, entry));
-    const named: ProjectWithoutSummary = other
-      ? { ...other, failed_requests: entry.failed_requests }
-      : { ...entry, failed_requests: [...entry.failed_requests] };
-    const same = merged.find((m) => isSameProject(m, named));
-    if (same) same.failed_requests.push(...named.failed_requests);
-    else merged.push({ ...named, failed_requests: [...named.failed_requests] });
-  }
-  return merged.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
 /**

@@ -4,19 +4,16 @@
  * database (or a snapshot loaded elsewhere) and get the gate report and its JUnit XML.
  *
  *   config gates ─▶ snapshot (given, or the workspace's newest) ─▶ previous (given, or the one a run
- *   of it compared with: gates-baseline.ts) ─▶ projects in scope ─▶ evaluateGates (warehouse metrics)
+ *   of it compared with: gates-baseline.ts) ─▶ projects in scope (gate-scope.ts: those without a
+ *   summary too) ─▶ evaluateGates (warehouse metrics)
  *   ─▶ gate report (naming the previous snapshot and why that one)
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError, wordsFlags } from '../errors.js';
 import { withMetricReadsCached } from '../metrics/read-figures.js';
-import {
-  holdsSeveralWorkspaces,
-  projectsInSnapshot,
-  queryRows,
-  snapshotInfo,
-} from '../diff/warehouse-source.js';
+import { holdsSeveralWorkspaces, queryRows, snapshotInfo } from '../diff/warehouse-source.js';
 import { buildGateReport, type GateReport } from './gate-report.js';
+import { resolveGateProjects } from './gate-scope.js';
 import { BASELINE_REASON, defaultGatesBaseline } from './gates-baseline.js';
 import { evaluateGates, type GateToEvaluate } from './gates.js';
 import { readExpiringAcceptances } from '../metrics/read-acceptances.js';
@@ -77,24 +74,20 @@ export async function checkGates(
       );
     }
   }
-  const available = await projectsInSnapshot(conn, snapshotId);
-  const warnings: string[] = [];
-  const projects: string[] = [];
-  if (options.projects.length === 0) projects.push(...available.map((p) => p.key));
-  for (const wanted of options.projects) {
-    const match = available.find((p) => p.key === wanted || p.id === wanted);
-    if (match) projects.push(match.key);
-    else warnings.push(`project ${wanted} is not in snapshot ${snapshotId}`);
-  }
+  // Every project the snapshot lists, those whose summary it lacks (a partial night) included.
+  const { projects, withoutData, notListed } = await resolveGateProjects(conn, snapshotId, options.projects);
+  const warnings = notListed.map((wanted) => `project ${wanted} is not in snapshot ${snapshotId}`);
   // Gates on one project read the same figures: each metric query runs once.
   const results = await withMetricReadsCached(conn, () =>
     evaluateGates(options.gates, warehouseMetricProvider(conn), {
       snapshotId,
       previousSnapshotId: previous,
       projects,
+      withoutData,
       onUnknown: options.onUnknown,
     }),
   );
+  const withSummary = projects.filter((key) => !withoutData.some((p) => p.key === key));
   const several = await holdsSeveralWorkspaces(conn);
   const report = buildGateReport({
     snapshotId,
@@ -104,7 +97,7 @@ export async function checkGates(
     unverifiedSnapshots: await unverifiedSnapshotIds(conn, [snapshotId, previous]),
     workspace: several ? { org: info.org, workspace: info.workspace } : undefined,
     results,
-    expiringAcceptances: await readExpiringAcceptances(conn, snapshotId, projects),
+    expiringAcceptances: await readExpiringAcceptances(conn, snapshotId, withSummary),
   });
   return { report, warnings };
 }

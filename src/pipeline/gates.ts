@@ -3,6 +3,10 @@
  * `GateMetricProvider` (the warehouse in production), compared with its threshold, and turned into a
  * result that carries the rows behind the value.
  *
+ * Every project the snapshot lists is in scope of a gate without a project filter, one whose summary
+ * failed to fetch (a partial night) included: its gates are "unknown (no data)" and trip (gate-scope.ts
+ * finds such projects), never left out as if the project did not exist.
+ *
  * Data excluded by analytics warnings is never silent: a gate that passed over partly excluded data
  * says `pass (excludes 1 assessment with erroneous asr_by_category)`, and a gate whose data was all
  * excluded (or absent) is `unknown`, which trips the run unless `on_unknown_gate: warn`.
@@ -121,11 +125,24 @@ export interface GateToEvaluate {
   project: string | null;
 }
 
+/**
+ * A project the snapshot lists but holds no data of (its summary request failed on a partial night):
+ * its gates are unknown, never measured and never dropped.
+ */
+export interface ProjectWithoutData {
+  key: string;
+  id: string | null;
+  /** Names the project (by name where known) and says what failed; the gate's note. */
+  note: string;
+}
+
 export interface EvaluateGatesOptions {
   snapshotId: string;
   previousSnapshotId: string | null;
-  /** Projects in scope, in report order. */
+  /** Projects in scope, in report order, those in `withoutData` included. */
   projects: readonly string[];
+  /** Projects of the snapshot without data (gate-scope.ts): a gate on one is "unknown (no data)". */
+  withoutData?: readonly ProjectWithoutData[] | undefined;
   onUnknown: 'trip' | 'warn';
 }
 
@@ -145,6 +162,12 @@ export async function evaluateGates(
       continue;
     }
     for (const project of projects) {
+      // A project without data is unknown: measuring it would read an empty project and pass.
+      const lacking = options.withoutData?.find((p) => p.key === project || p.id === project);
+      if (lacking !== undefined) {
+        results.push(judgeGate(gate.expression, lacking.key, noData(lacking), options.onUnknown));
+        continue;
+      }
       const scope: GateScope = {
         snapshotId: options.snapshotId,
         previousSnapshotId: options.previousSnapshotId,
@@ -167,6 +190,10 @@ const NOTHING_IN_SCOPE: MetricMeasurement = {
   exclusions: [],
   note: 'No project in scope: the snapshot holds none of the configured projects (or none at all).',
 };
+
+function noData(project: ProjectWithoutData): MetricMeasurement {
+  return { value: null, aggregate: 'value', rows: [], exclusions: [], note: project.note };
+}
 
 /** Compares one measurement with its gate. Pure: the unit the gate report is built from. */
 export function judgeGate(

@@ -348,12 +348,17 @@ export async function gatesStep(state: RunState): Promise<void> {
     const snapshot = requireSnapshot(state);
     const conn = await state.warehouseConnection();
     const { withMetricReadsCached } = await import('../metrics/read-figures.js');
+    const { resolveGateProjects } = await import('./gate-scope.js');
+    // Not state.projects (those with a summary, which the diff and reports read): a project the
+    // snapshot lists without one (its request failed) is in the gates' scope too, as unknown.
+    const { projects, withoutData } = await resolveGateProjects(conn, snapshot.snapshotId, config.projects);
     // Gates on one project read the same figures: each metric query runs once.
     const results = await withMetricReadsCached(conn, () =>
       evaluateGates(config.gates, warehouseMetricProvider(conn), {
         snapshotId: snapshot.snapshotId,
         previousSnapshotId: state.previousSnapshotId,
-        projects: state.projects,
+        projects,
+        withoutData,
         onUnknown: config.on_unknown_gate,
       }),
     );

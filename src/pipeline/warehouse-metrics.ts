@@ -29,6 +29,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { projectLifecycle } from '../diff/snapshot-diff.js';
 import type { FindingLifecycle, FindingRecord } from '../diff/finding-lifecycle.js';
 import {
+  excludedSliceKeys,
   findProject,
   projectParams,
   sliceExclusions,
@@ -239,7 +240,7 @@ async function categoryAsr(
   const scope = { snapshotId: String(params[0]), projectKey: project.key };
   const row = (await readAsrBy(conn, scope, 'category')).find((entry) => entry.key === category);
   const exclusions = await sliceExclusions(conn, scope.snapshotId, project, ['asr_by_category']);
-  if (!row) return { value: null, aggregate: 'value', rows: [], exclusions, note: `no ASR for ${category}` };
+  if (!row) return categoryWithoutAsr(conn, scope.snapshotId, project, category, exclusions);
   const insufficient =
     row.evidence === 'insufficient_evidence'
       ? {
@@ -273,6 +274,38 @@ async function categoryAsr(
         ? `pooled over assessments; insufficient evidence (fewer than ${MIN_TRIALS_FOR_EVIDENCE} trials or a count unknown)`
         : 'pooled over assessments (successful attacks / attacks)',
     ...insufficient,
+  };
+}
+
+/**
+ * A category with no ASR. Its data was excluded only if an excluded assessment could have held it
+ * (excludedSliceKeys, the diff's rule): one whose attack runs carry that goal category, or one the
+ * warehouse cannot tell. Otherwise no analyzed assessment tested it and the exclusions did not touch
+ * it, so the gate has no data ("unknown (no data)"), not "all data excluded" by an assessment that
+ * never ran the category.
+ */
+async function categoryWithoutAsr(
+  conn: DuckDBConnection,
+  snapshotId: string,
+  project: ProjectRef,
+  category: string,
+  exclusions: SliceExclusion[],
+): Promise<MetricMeasurement> {
+  const none = { value: null, aggregate: 'value' as const, rows: [] };
+  if (exclusions.length === 0) return { ...none, exclusions, note: `no ASR for ${category}` };
+  const { asr_by_category: couldHold } = await excludedSliceKeys(conn, snapshotId, project, [
+    'asr_by_category',
+  ]);
+  if (couldHold === undefined || couldHold === null || couldHold.includes(category))
+    return { ...none, exclusions, note: `no ASR for ${category}` };
+  const excluded = new Set(exclusions.map((e) => e.assessment_id)).size;
+  return {
+    ...none,
+    exclusions: [],
+    note:
+      `no ASR for ${category}: no analyzed assessment tested it, and the ` +
+      `${countOf(excluded, 'assessment', 'assessments')} excluded for an erroneous asr_by_category ` +
+      `${excluded === 1 ? 'has' : 'have'} no attack run of that category`,
   };
 }
 

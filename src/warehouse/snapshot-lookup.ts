@@ -318,6 +318,58 @@ export async function projectsWithoutSummary(
   });
 }
 
+/** Whether two references name one project: the same id, else the same key. */
+export function isSameProject(a: ProjectRef, b: ProjectRef): boolean {
+  return (a.id !== null && a.id === b.id) || a.key === b.key;
+}
+
+/**
+ * One entry per project a snapshot lacks, named and identified as `known` knows it (the first match:
+ * the diff's other snapshot, the gates' newest snapshot with its summary): a snapshot asks for a
+ * project by its key and, found in evaluation jobs, by its UUID, so one project can fail twice, under
+ * two names. Their failed requests are merged. Sorted by key.
+ */
+export function oneEntryPerProject(
+  lacking: readonly ProjectWithoutSummary[],
+  known: readonly ProjectRef[],
+): ProjectWithoutSummary[] {
+  const merged: ProjectWithoutSummary[] = [];
+  for (const entry of lacking) {
+    const other = known.find((p) => isSameProject(p, entry));
+    const named: ProjectWithoutSummary = other
+      ? { ...other, failed_requests: entry.failed_requests }
+      : { ...entry, failed_requests: [...entry.failed_requests] };
+    const same = merged.find((m) => isSameProject(m, named));
+    if (same) same.failed_requests.push(...named.failed_requests);
+    else merged.push({ ...named, failed_requests: [...named.failed_requests] });
+  }
+  return merged.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/**
+ * The projects other snapshots of `snapshotId`'s org and workspace hold a summary of, newest snapshot
+ * first: what is known of a project this snapshot lacks (its name, its UUID).
+ */
+export async function projectsKnownElsewhere(
+  conn: DuckDBConnection,
+  snapshotId: string,
+): Promise<ProjectRef[]> {
+  const rows = await queryRows(
+    conn,
+    `SELECT p.project_key, p.project_id, p.project_name
+     FROM projects p JOIN snapshots s ON s.snapshot_id = p.snapshot_id
+     JOIN snapshots c ON c.snapshot_id = $1 AND c.org = s.org AND c.workspace = s.workspace
+     WHERE p.snapshot_id <> $1 AND p.manifest_status = 'ok'
+     ORDER BY s.fetched_at DESC, s.snapshot_id DESC, p.project_key, p.project_id`,
+    [snapshotId],
+  );
+  return rows.map((row) => ({
+    key: String(row.project_key ?? row.project_id),
+    id: text(row.project_id),
+    name: text(row.project_name),
+  }));
+}
+
 /** The failed_requests JSON of a snapshots row, each with the project it names (if any). */
 function failedRequests(json: unknown): (FailedRequestRef & { project?: string })[] {
   let parsed: unknown;

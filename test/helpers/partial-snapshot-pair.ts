@@ -25,6 +25,23 @@ export interface PartialSnapshotPair {
   fetched: string;
 }
 
+/**
+ * A fetch that answers 500 ("summary store down") to the summary request of a project named by any
+ * of `names` (the snapshot asks for a project by key and, found in evaluation jobs, by UUID) and
+ * passes every other request to the network: a partial night for that project.
+ */
+export function failingSummaryFetch(names: readonly string[]): typeof undiciFetch {
+  const summaryPath = new RegExp(`/projects/(${names.join('|')})/summary$`, 'u');
+  return (input, init) => {
+    const url = new URL(input instanceof URL ? input.href : typeof input === 'string' ? input : input.url);
+    if (!summaryPath.test(url.pathname)) return undiciFetch(input, init);
+    const body = JSON.stringify({ code: 500, detail: 'summary store down', type: 'internal_server_error' });
+    return Promise.resolve(
+      new Response(body, { status: 500, headers: { 'content-type': 'application/json' } }),
+    );
+  };
+}
+
 /** Takes the pair into `out` (snapshot directories below it). */
 export async function takePartialSnapshotPair(
   out: string,
@@ -40,8 +57,6 @@ export async function takePartialSnapshotPair(
     if (first === undefined || second === undefined)
       throw new Error('the simulator has fewer than two projects');
     const [failing, failingId, fetched] = [first.key, first.id, second.key];
-    // The summary request of the failing project, by key or by UUID (the snapshot asks for both).
-    const summaryPath = new RegExp(`/projects/(${failing}|${failingId})/summary$`, 'u');
     const snapshotOptions = { out, projects: [failing, fetched], trialsLimit: 5 };
     const takeComplete = async (): Promise<TakenSnapshot> => {
       const result = await snapshotSimulator(sim, snapshotOptions);
@@ -57,22 +72,7 @@ export async function takePartialSnapshotPair(
           token: sim.token,
           retry: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 2 },
         },
-        {
-          fetch: (input, init) => {
-            const url = new URL(
-              input instanceof URL ? input.href : typeof input === 'string' ? input : input.url,
-            );
-            if (!summaryPath.test(url.pathname)) return undiciFetch(input, init);
-            const body = JSON.stringify({
-              code: 500,
-              detail: 'summary store down',
-              type: 'internal_server_error',
-            });
-            return Promise.resolve(
-              new Response(body, { status: 500, headers: { 'content-type': 'application/json' } }),
-            );
-          },
-        },
+        { fetch: failingSummaryFetch([failing, failingId]) },
       );
       return { dir: result.dir, id: result.snapshotId, status: result.manifest.status };
     };
