@@ -156,7 +156,7 @@ export async function loadStep(state: RunState): Promise<void> {
     });
     const result = loaded.snapshots[0];
     state.rowsLoaded = result ? Object.values(result.rows).reduce((sum, rows) => sum + rows, 0) : 0;
-    const { projectsInSnapshot } = await import('../warehouse/snapshot-lookup.js');
+    const { projectsInSnapshot, projectsWithoutSummary } = await import('../warehouse/snapshot-lookup.js');
     const conn = await state.warehouseConnection();
     state.previousSnapshotId = await usableBaseline(state, conn);
     const available = await projectsInSnapshot(conn, snapshot.snapshotId);
@@ -164,9 +164,16 @@ export async function loadStep(state: RunState): Promise<void> {
     if (config.projects.length === 0) {
       state.projects = available.map((p) => p.key);
     } else {
+      // A configured project the night could not fetch is still covered by the gates and the diff
+      // (gate-scope.ts, diffScope); the warning says which of the two happened to it.
+      const failed = await projectsWithoutSummary(conn, snapshot.snapshotId);
       for (const wanted of config.projects) {
         const match = available.find((p) => p.key === wanted || p.id === wanted);
         if (match) state.projects.push(match.key);
+        else if (failed.some((p) => p.key === wanted || p.id === wanted))
+          state.warn(
+            `project ${wanted} has no summary in snapshot ${snapshot.snapshotId}: its summary request failed (the manifest's failed_requests), so its figures are unknown`,
+          );
         else
           state.warn(
             `project ${wanted} is not in snapshot ${snapshot.snapshotId} (see the manifest's warnings)`,

@@ -116,6 +116,13 @@ async function partialNight(configured: (keys: string[]) => string[]): Promise<v
   // The Markdown says the same.
   const markdown = await readFile(night.summary.paths.diff_md!, 'utf8');
   expect(markdown).toContain(`## Project ${failing}\n\nNot compared: `);
+  // The run's warnings say what happened to it: its summary failed, not that it is missing.
+  const aboutIt = night.summary.warnings.filter((w) => w.includes(failing));
+  for (const warning of aboutIt) expect(warning).not.toContain('is not in snapshot');
+  if (configured([failing]).length > 0)
+    expect(aboutIt).toContainEqual(
+      `project ${failing} has no summary in snapshot ${night.summary.snapshot.id}: its summary request failed (the manifest's failed_requests), so its figures are unknown`,
+    );
 }
 
 describe("a run's diff on a night when one project's summary failed", () => {
