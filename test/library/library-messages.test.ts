@@ -117,6 +117,7 @@ const ALLOWED: Record<string, string> = {
   'src/pipeline/run-config.ts': 'run config schema title and the run command’s own help',
   'src/pipeline/lock.ts': 'names the other airt-report process',
   'src/pipeline/verify-bundle.ts': 'names the bundle format, not a command to run',
+  'src/report/figures-source.ts': 'the stamp comment names the program that wrote it, not a command',
   'src/signing/ssh-keys.ts': 'names the program, not a command',
   'src/warehouse/ddl.ts': 'wordsFlags branch; names the program to upgrade',
   'src/triage/auto-refill-request.ts': 'wordsFlags branch (--enabled / --no-enabled is one CLI sentence)',
