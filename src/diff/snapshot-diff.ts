@@ -342,9 +342,11 @@ function projectsInScope(
       entry.project.key === keyOrId || entry.project.id === keyOrId;
     const found = held.find(named) ?? lacking.find(named) ?? removed.find(named);
     if (found) return found;
-    throw new CliError(
-      `Project ${keyOrId} is not in snapshot ${snapshotId}; it has: ${known.held.map((p) => p.key).join(', ') || 'no projects'}.`,
-    );
+    // Every key --project takes: held, listed without a summary, and the earlier snapshot's only.
+    const keys = (list: readonly ProjectRef[]): string => list.map((p) => p.key).join(', ');
+    const has = keys([...known.held, ...known.lacking]) || 'no projects';
+    const gone = known.removed.length === 0 ? '' : `; no longer listed: ${keys(known.removed)}`;
+    throw new CliError(`Project ${keyOrId} is not in snapshot ${snapshotId}; it has: ${has}${gone}.`);
   });
 }
 

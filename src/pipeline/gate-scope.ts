@@ -46,8 +46,10 @@ export async function resolveGateProjects(
   for (const keyOrId of wanted) {
     const named = (p: { key: string; id: string | null }): boolean => p.key === keyOrId || p.id === keyOrId;
     const match = held.find(named) ?? lacking.find(named);
-    if (match) projects.push(match.key);
-    else notListed.push(keyOrId);
+    // One project configured by key and by UUID is gated once.
+    if (match) {
+      if (!projects.includes(match.key)) projects.push(match.key);
+    } else notListed.push(keyOrId);
   }
   return { projects, withoutData: withoutData.filter((p) => projects.includes(p.key)), notListed };
 }

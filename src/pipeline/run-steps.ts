@@ -248,9 +248,21 @@ export async function diffStep(state: RunState): Promise<void> {
     state.paths.diffMd = await writeOutput(state, path.join(runDir, 'diff.md'), diffMarkdown(diff));
     state.paths.diffJson = await writeOutput(state, path.join(runDir, 'diff.json'), diffJson(diff));
     const { new: added, resolved, regressed } = state.diffCounts;
+    // A project the baseline held and this snapshot no longer lists: its findings were not resolved,
+    // they are no longer reported, and the run says so (not "0 resolved" alone).
+    const removed = diff.projects.filter((project) => !project.in_current);
+    for (const project of removed)
+      state.warn(
+        `project ${project.project} is no longer listed (it was in ${state.previousSnapshotId ?? 'the baseline'}): ` +
+          `${project.counts.no_longer_reported} of its findings are no longer reported, none resolved (see diff.md)`,
+      );
+    const gone =
+      removed.length === 0
+        ? ''
+        : `, ${removed.length} project(s) no longer listed (${removed.reduce((sum, p) => sum + p.counts.no_longer_reported, 0)} findings no longer reported)`;
     return {
       detail:
-        `${added} new, ${resolved} resolved, ${regressed} regressed findings` +
+        `${added} new, ${resolved} resolved, ${regressed} regressed findings${gone}` +
         (state.previousSnapshotId === null
           ? ' (first snapshot: no baseline)'
           : ` since ${state.previousSnapshotId}`),

@@ -389,33 +389,42 @@ function checkProvenance(
     } else if (format === 'json') {
       checkJsonReport(name, digest.text, rootSha256, result);
     } else {
-      checkRenderedReport(name, digest.text, rootSha256, result);
+      checkRenderedReport(name, digest.text, manifest, result);
     }
   }
 }
 
 /**
- * A Markdown or HTML report must stamp the root hash as its figures' source (figures-source.ts): a
- * portfolio of a later snapshot lists this one for its ASR trend, and passes no longer. A report
- * without the stamp was made before it was written: its text naming the root hash is all that can
- * be checked, and the result says so.
+ * A Markdown or HTML report must stamp this snapshot, id and root hash, as its figures' source
+ * (figures-source.ts): a portfolio of a later snapshot lists this one for its ASR trend, and passes no
+ * longer. Every report airt-report renders now has the stamp; one without any was made before it
+ * existed (or edited): its text naming the root hash is all that can be checked, and a note says so.
  */
 function checkRenderedReport(
   name: string,
   text: string,
-  rootSha256: string,
+  manifest: Manifest,
   result: BundleVerification,
 ): void {
+  const rootSha256 = manifest.root_sha256;
   const stamped = stampedFiguresSource(text);
-  if (stamped.some((snapshot) => snapshot.rootSha256 === rootSha256)) {
+  const sameRoot = stamped.filter((snapshot) => snapshot.rootSha256 === rootSha256);
+  if (sameRoot.some((snapshot) => snapshot.snapshotId === manifest.snapshot_id)) {
     result.provenance_checked.push(name);
+  } else if (sameRoot.length > 0) {
+    // Two snapshots of unchanged data share a root hash; the report is still another night's.
+    result.problems.push(
+      `${name}: its figures come from snapshot ${clip(sameRoot[0]?.snapshotId ?? '')}, not this bundle's ` +
+        `snapshot ${manifest.snapshot_id} (the same root hash ${rootSha256}); bundle the report of this snapshot`,
+    );
   } else if (stamped.length > 0) {
     const named = stamped.map((s) => ({ snapshot_id: s.snapshotId, root_sha256: s.rootSha256 }));
     result.problems.push(doesNotNameRoot(name, rootSha256, namedSnapshots(named)));
   } else if (text.includes(rootSha256)) {
     result.provenance_checked.push(name);
     result.notes.push(
-      `${name}: made by an older airt-report that does not stamp its figures' snapshot; only its text naming the root hash was checked`,
+      `${name}: has no line naming the snapshot its figures come from (made by an airt-report before ` +
+        'that line existed, or edited); only its text naming the root hash was checked',
     );
   } else {
     result.problems.push(doesNotNameRoot(name, rootSha256));

@@ -4,11 +4,15 @@
  * portfolio's provenance also lists the snapshots of its ASR trend, so the bundle's root hash being
  * somewhere in the text says nothing (the portfolio of the next night names it too).
  *
- *   provenance (snapshots with `figures`) ─▶ one comment line per snapshot ─▶ inserted at the top
+ *   provenance (snapshots with `figures`) ─▶ one comment line per snapshot ─▶ appended at the end
  *
  * One invisible comment line per snapshot the figures come from:
  *
  *   <!-- airt-report figures from snapshot 20261202T0100Z-acme-main-1a2b, root sha256 <64 hex> -->
+ *
+ * The id is percent-encoded (a manifest may hold any id; the line must stay one comment) and a
+ * snapshot without a recorded root hash says `root sha256 unknown`: every figures snapshot is
+ * stamped, so a report without any stamp line was made before the stamp existed (or edited).
  *
  * Inserted into the rendered document, as the unverified banner is (unverified-banner.ts), so no
  * user template can leave it out or change it: at the end (in HTML before `</body>`). Data text
@@ -18,25 +22,23 @@
 import type { SnapshotProvenance } from './model.js';
 import type { TemplateFormat } from './output-context.js';
 
-/** A stamped line; snapshot ids are the snapshot tool's own (letters, digits, `.`, `_`, `:`, `-`). */
-const STAMP_LINE = /^<!-- airt-report figures from snapshot ([\w.:-]+), root sha256 ([0-9a-f]{64}) -->$/u;
-const SAFE_ID = /^[\w.:-]+$/u;
+const STAMP_LINE =
+  /^<!-- airt-report figures from snapshot ([A-Za-z0-9._~%-]+), root sha256 ([0-9a-f]{64}|unknown) -->$/u;
 
-/** A snapshot the stamp names. */
+/** A snapshot the stamp names; `rootSha256` null when none was recorded. */
 export interface StampedSnapshot {
   snapshotId: string;
-  rootSha256: string;
+  rootSha256: string | null;
 }
 
-/**
- * The stamp lines for the snapshots the figures come from (each ending in a newline), or '' when none
- * can be named (no root hash recorded, or an id the line cannot hold).
- */
+/** The stamp lines for the snapshots the figures come from (each ending in a newline). */
 export function figuresSourceStamp(snapshots: readonly SnapshotProvenance[]): string {
   return snapshots
-    .filter((s) => s.figures && s.rootSha256 !== null && SAFE_ID.test(s.snapshotId))
-    .map((s) => `<!-- airt-report figures from snapshot ${s.snapshotId}, root sha256 ${s.rootSha256} -->\n`)
-    .filter((line) => STAMP_LINE.test(line.trimEnd()))
+    .filter((s) => s.figures)
+    .map((s) => {
+      const root = s.rootSha256 !== null && /^[0-9a-f]{64}$/u.test(s.rootSha256) ? s.rootSha256 : 'unknown';
+      return `<!-- airt-report figures from snapshot ${encodeURIComponent(s.snapshotId)}, root sha256 ${root} -->\n`;
+    })
     .join('');
 }
 
@@ -61,7 +63,20 @@ export function stampedFiguresSource(text: string): StampedSnapshot[] {
   const found: StampedSnapshot[] = [];
   for (const line of text.split('\n')) {
     const match = STAMP_LINE.exec(line.trimEnd());
-    if (match) found.push({ snapshotId: match[1] ?? '', rootSha256: match[2] ?? '' });
+    if (match === null) continue;
+    found.push({
+      snapshotId: decodedId(match[1] ?? ''),
+      rootSha256: match[2] === 'unknown' ? null : (match[2] ?? null),
+    });
   }
   return found;
+}
+
+/** A stamped id as written; a malformed escape (never written by the stamp) is kept as it stands. */
+function decodedId(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
 }

@@ -137,4 +137,16 @@ describe('a diff whose later snapshot no longer lists a project', () => {
       counts: { no_longer_reported: expectedRuns.length, resolved: 0 },
     });
   });
+
+  it('names the removed project among those `--project` takes when given an unknown one', async () => {
+    const io = recordingIO();
+    const code = await main(
+      ['diff', '--db', db, '--from', both.id, '--to', kept.id, '--project', 'nosuch'],
+      io,
+    );
+    expect(code).not.toBe(0);
+    expect(io.err.join('')).toContain(
+      `Project nosuch is not in snapshot ${kept.id}; it has: ${remaining}; no longer listed: ${removed}.`,
+    );
+  });
 });

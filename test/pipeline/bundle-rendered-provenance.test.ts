@@ -22,7 +22,12 @@ let snapshotDir: string;
 let manifest: Manifest;
 let other: Manifest;
 
-function provenanceOf(snapshot: Manifest, figures: boolean, org = 'acme'): SnapshotProvenance {
+function provenanceOf(
+  snapshot: Manifest,
+  figures: boolean,
+  org = 'acme',
+  changes: Partial<SnapshotProvenance> = {},
+): SnapshotProvenance {
   return {
     snapshotId: snapshot.snapshot_id,
     org,
@@ -34,6 +39,7 @@ function provenanceOf(snapshot: Manifest, figures: boolean, org = 'acme'): Snaps
     apiVersion: '1',
     appVersion: null,
     figures,
+    ...changes,
   };
 }
 
@@ -114,6 +120,41 @@ describe('Markdown and HTML reports in a bundle', () => {
     for (const problem of problems) expect(problem).toContain(`it names snapshot ${other.snapshot_id}`);
   });
 
+  it('stamp every figures snapshot: an id the line cannot hold as it is, a root hash never recorded', async () => {
+    // The manifest is not covered by the root hash: its id may be anything. Unstamped, the report fell
+    // back to "the root hash is somewhere in the text" and passed on its trend row.
+    for (const [name, changes] of [
+      ['odd-id', { snapshotId: `${other.snapshot_id} acme --> main` }],
+      ['no-root', { rootSha256: null }],
+    ] as const) {
+      const files = await portfolio(path.join(work, name), [
+        provenanceOf(manifest, false),
+        provenanceOf(other, true, 'acme', changes),
+      ]);
+      for (const file of files)
+        expect(await readFile(file.path, 'utf8')).toMatch(/^<!-- airt-report figures from snapshot /mu);
+      const problems = await problemsOf(name, files);
+      expect([name, problems.length]).toEqual([name, 2]);
+      const id = changes.snapshotId ?? other.snapshot_id;
+      const root = 'rootSha256' in changes ? 'unknown' : other.root_sha256;
+      for (const problem of problems) expect(problem).toContain(`it names snapshot ${id} (root ${root})`);
+    }
+  });
+
+  it("refuse another snapshot's report with the same root hash (a night nothing changed)", async () => {
+    const files = await portfolio(path.join(work, 'twin'), [
+      provenanceOf(manifest, true, 'acme', { snapshotId: '20260104T000000Z' }),
+    ]);
+    const problems = await problemsOf('twin', files);
+    expect(problems).toEqual(
+      ['reports/portfolio.html', 'reports/portfolio.md'].map(
+        (name) =>
+          `${name}: its figures come from snapshot 20260104T000000Z, not this bundle's snapshot ` +
+          `${manifest.snapshot_id} (the same root hash ${manifest.root_sha256}); bundle the report of this snapshot`,
+      ),
+    );
+  });
+
   it('check a report made before the stamp by its text, and say so', async () => {
     const dir = path.join(work, 'older');
     const files = await portfolio(dir, [provenanceOf(manifest, true)]);
@@ -132,7 +173,12 @@ describe('Markdown and HTML reports in a bundle', () => {
     const result = await verifyBundle(bundle.path);
     expect(result.ok).toBe(true);
     expect(result.notes).toEqual(
-      files.map((f) => expect.stringContaining(`${f.name}: made by an older airt-report`) as unknown),
+      files.map(
+        (f) =>
+          expect.stringContaining(
+            `${f.name}: has no line naming the snapshot its figures come from`,
+          ) as unknown,
+      ),
     );
   });
 });

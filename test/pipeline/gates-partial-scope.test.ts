@@ -143,6 +143,18 @@ describe('gates on a snapshot that lacks a project summary', () => {
     for (const result of onProject(report, pair.failing)) expectNoData(result, pair.partial.id);
   });
 
+  it('one project configured by key and by UUID is gated once', async () => {
+    const { report, warnings } = await gates({
+      gates: unscoped(['overall_asr <= 1']),
+      projects: [pair.failing, pair.failingId, pair.fetched],
+    });
+    expect(warnings).toEqual([]);
+    expect(report.results.map((r) => [r.gate, r.project])).toEqual([
+      ['overall_asr <= 1', pair.failing],
+      ['overall_asr <= 1', pair.fetched],
+    ]);
+  });
+
   it('a run on the partial night trips its unscoped gates on that project (exit 4)', async () => {
     const sim = await startSimulator({
       seed: 5,
