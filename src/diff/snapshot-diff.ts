@@ -94,9 +94,13 @@ export async function diffSnapshots(
   // named as the other snapshot names them.
   const inTo = await projectsInSnapshot(conn, to.snapshot_id);
   const inFrom = from === null ? [] : await projectsInSnapshot(conn, from.snapshot_id);
-  const lackingTo = oneEntryPerProject(await projectsWithoutSummary(conn, to.snapshot_id), inFrom);
+  // A project asked for by name (--project, a run's config) that the service answered 404 for is one.
+  const wanted = options.projects ?? [];
+  const lackingTo = oneEntryPerProject(await projectsWithoutSummary(conn, to.snapshot_id, wanted), inFrom);
   const lackingFrom =
-    from === null ? [] : oneEntryPerProject(await projectsWithoutSummary(conn, from.snapshot_id), inTo);
+    from === null
+      ? []
+      : oneEntryPerProject(await projectsWithoutSummary(conn, from.snapshot_id, wanted), inTo);
   // Projects of the earlier snapshot the later one does not list at all, neither held nor failed.
   const removed = inFrom.filter(
     (project) =>

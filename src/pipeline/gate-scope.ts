@@ -33,7 +33,7 @@ export async function resolveGateProjects(
 ): Promise<GateProjects> {
   const held = await projectsInSnapshot(conn, snapshotId);
   const lacking = oneEntryPerProject(
-    await projectsWithoutSummary(conn, snapshotId),
+    await projectsWithoutSummary(conn, snapshotId, wanted),
     await projectsKnownElsewhere(conn, snapshotId),
   );
   const withoutData = lacking.map((project) => withoutDataOf(project, snapshotId));

@@ -166,7 +166,7 @@ export async function loadStep(state: RunState): Promise<void> {
     } else {
       // A configured project the night could not fetch is still covered by the gates and the diff
       // (gate-scope.ts, diffScope); the warning says which of the two happened to it.
-      const failed = await projectsWithoutSummary(conn, snapshot.snapshotId);
+      const failed = await projectsWithoutSummary(conn, snapshot.snapshotId, config.projects);
       for (const wanted of config.projects) {
         const match = available.find((p) => p.key === wanted || p.id === wanted);
         if (match) state.projects.push(match.key);
@@ -282,7 +282,7 @@ async function diffScope(state: RunState, conn: DuckDBConnection, snapshotId: st
   const { projectsInSnapshot, projectsWithoutSummary } = await import('../warehouse/snapshot-lookup.js');
   const listed = [
     ...(await projectsInSnapshot(conn, snapshotId)),
-    ...(await projectsWithoutSummary(conn, snapshotId)),
+    ...(await projectsWithoutSummary(conn, snapshotId, state.config.projects)),
     ...(state.previousSnapshotId === null ? [] : await projectsInSnapshot(conn, state.previousSnapshotId)),
   ];
   const same = (a: ProjectRef, b: ProjectRef): boolean => a.key === b.key || (a.id !== null && a.id === b.id);

@@ -288,22 +288,34 @@ export interface ProjectWithoutSummary extends ProjectRef {
 /**
  * Projects of a snapshot whose summary request failed (manifest status `failed`), by key; not one whose
  * summary the snapshot holds under another key (a project is listed by its slug and, found in
- * evaluation jobs, by its UUID: one request may fail and the other not).
+ * evaluation jobs, by its UUID: one request may fail and the other not). Also those of `configured`
+ * (keys or ids a run or gate names) the service answered 404 for (`not_found`): asked for by name,
+ * their figures are unknown too, never left out. An unconfigured one (an evaluation job naming a
+ * deleted project) is not: the service says it does not exist.
  */
 export async function projectsWithoutSummary(
   conn: DuckDBConnection,
   snapshotId: string,
+  configured: readonly string[] = [],
 ): Promise<ProjectWithoutSummary[]> {
-  const rows = await queryRows(
-    conn,
-    `SELECT p.project_key, p.project_id, p.requested_key, s.failed_requests::VARCHAR AS failed_requests
+  const named = new Set(configured);
+  const rows = (
+    await queryRows(
+      conn,
+      `SELECT p.project_key, p.project_id, p.requested_key, p.manifest_status,
+              s.failed_requests::VARCHAR AS failed_requests
      FROM projects p JOIN snapshots s ON s.snapshot_id = p.snapshot_id
-     WHERE p.snapshot_id = $1 AND p.manifest_status = 'failed'
+     WHERE p.snapshot_id = $1 AND p.manifest_status IN ('failed', 'not_found')
        AND NOT EXISTS (SELECT 1 FROM projects o WHERE o.snapshot_id = p.snapshot_id AND o.manifest_status = 'ok'
                        AND (o.project_key = p.project_key OR o.project_id = p.project_id
                             OR o.requested_key = p.requested_key))
      ORDER BY p.project_key, p.project_id`,
-    [snapshotId],
+      [snapshotId],
+    )
+  ).filter(
+    (row) =>
+      row.manifest_status === 'failed' ||
+      [row.project_key, row.project_id, row.requested_key].some((n) => typeof n === 'string' && named.has(n)),
   );
   return rows.map((row) => {
     const names = new Set([row.project_key, row.project_id, row.requested_key].filter((n) => n !== null));
