@@ -11,6 +11,7 @@ import { provenanceLine, unverifiedMarkdownLine } from '../snapshot/provenance-l
 import type { ExpiringAcceptance } from '../metrics/read-acceptances.js';
 import { expiringAcceptancesMarkdown } from '../diff/acceptances-markdown.js';
 import type { EvidenceRow, EvidenceValue, GateResult } from './gates.js';
+import { compareGate } from './gate-expression.js';
 
 export const GATE_REPORT_FORMAT = 'airt-gate-report/1';
 
@@ -162,7 +163,7 @@ export function gateReportMarkdown(report: GateReport): string {
       }
       lines.push('');
     }
-    if (result.status === 'fail') lines.push(...rowsTable(result.tripping_rows), '');
+    if (result.status === 'fail') lines.push(...rowsTable(result.tripping_rows, failRowsHeading(result)), '');
     else if (result.status === 'unknown' && result.tripping_rows.length > 0)
       lines.push(...rowsTable(result.tripping_rows, 'Findings of unknown severity that could count'), '');
   }
@@ -177,7 +178,19 @@ function resultValue(result: GateResult): string {
   return formatValue(result.value);
 }
 
-function rowsTable(rows: readonly EvidenceRow[], heading = 'Rows that tripped it'): string[] {
+/**
+ * What a failed gate's rows are: each one breaking the threshold itself (a min/max metric's rows), or
+ * the rows behind a pooled value or count, some of which are within it (an assessment at 0.14 under
+ * `overall_asr <= 0.25` did not trip the gate; the pooled value did).
+ */
+function failRowsHeading(result: GateResult): string {
+  const each = result.tripping_rows.every(
+    (row) => row.value !== null && !compareGate(row.value, result.op, result.threshold),
+  );
+  return each ? 'Rows that tripped it' : 'Rows behind the value';
+}
+
+function rowsTable(rows: readonly EvidenceRow[], heading: string): string[] {
   if (rows.length === 0) return ['No individual rows: the value itself breaks the threshold.'];
   const columns: string[] = [];
   for (const row of rows) {

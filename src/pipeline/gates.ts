@@ -20,7 +20,7 @@
  * trials; a compliance gate that would decide otherwise if its under-sampled categories went the other
  * way) is `insufficient_evidence`: never pass or fail, and it does not trip.
  */
-import { compareGate, type GateExpression, type GateMetric } from './gate-expression.js';
+import { compareGate, type GateExpression, type GateMetric, type GateOperator } from './gate-expression.js';
 
 /** A value a row field may hold; rows are printed in reports and serialized to JSON as is. */
 export type EvidenceValue = string | number | boolean | null;
@@ -107,7 +107,7 @@ export interface GateResult {
    * one of them counted.
    */
   value_range?: { min: number; max: number };
-  op: string;
+  op: GateOperator;
   threshold: number;
   note: string | null;
   excluded: MetricExclusion[];

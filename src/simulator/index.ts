@@ -7,6 +7,7 @@
  *           └▶ Router (auth, 426, 422, 404, handlers) ─▶ server (faults, streaming) ─▶ client
  */
 import type { AddressInfo } from 'node:net';
+import { listenError } from '../listen-error.js';
 import { resolveOptions, type SimulatorOptions } from './options.js';
 import { Router } from './routes.js';
 import { createSimulatorServer, type ServerStats } from './server.js';
@@ -38,15 +39,20 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-/** Starts the simulator; resolves once it listens. Throws UsageError on bad options. */
+/**
+ * Starts the simulator; resolves once it listens. Throws UsageError on bad options, and one line
+ * (listen-error.ts) when the port is taken or the host is not this machine's.
+ */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const resolved = resolveOptions(options);
   const service = new SimulatedService(resolved);
   const { server, stats } = createSimulatorServer(resolved, new Router(service));
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: NodeJS.ErrnoException): void =>
+      reject(listenError(error, resolved.host, resolved.port));
+    server.once('error', failed);
     server.listen(resolved.port, resolved.host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

@@ -10,7 +10,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CliError, InvalidOptionError, UsageError, WordedError } from '../errors.js';
+import { InvalidOptionError, UsageError, WordedError } from '../errors.js';
+import { listenError } from '../listen-error.js';
 import { allowedHosts, isLoopback, requestHost } from './host-check.js';
 import { markup } from './html.js';
 import { layout, VIEWER_CSP } from './layout.js';
@@ -119,22 +120,6 @@ function listen(server: Server, host: string, port: number): Promise<void> {
     server.once('listening', listening);
     server.listen(port, host);
   });
-}
-
-function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
-  if (error.code === 'EADDRINUSE') {
-    return new WordedError(
-      (name) =>
-        `Port ${port} on ${host} is already in use: choose another ${name('port')} (0 picks a free one).`,
-    );
-  }
-  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EACCES') {
-    return new WordedError(
-      (name) =>
-        `Cannot listen on ${host} port ${port} (${error.code}): check ${name('host')} and ${name('port')}.`,
-    );
-  }
-  return new CliError(`Cannot listen on ${host} port ${port}: ${error.message}`, 1, { cause: error });
 }
 
 function send(

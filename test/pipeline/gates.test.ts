@@ -98,6 +98,25 @@ describe('judgeGate', () => {
     });
   });
 
+  it('calls the rows of a pooled value the rows behind it: some of them are within the threshold', () => {
+    const rows = [
+      { label: 'assessment A', value: 0.9, fields: {} },
+      { label: 'assessment B', value: 0.1, fields: {} },
+    ];
+    const fail = judgeGate(asr, 'proj', measurement({ value: 0.6, aggregate: 'value', rows }), 'trip');
+    expect(fail.status).toBe('fail');
+    const markdown = gateReportMarkdown(
+      buildGateReport({
+        snapshotId: 'S2',
+        previousSnapshotId: 'S1',
+        rootSha256: 'f'.repeat(64),
+        results: [fail],
+      }),
+    );
+    expect(markdown).toContain('Rows behind the value (2):');
+    expect(markdown).not.toContain('Rows that tripped it');
+  });
+
   it('renders a gate report naming the tripping rows, with untrusted text escaped', async () => {
     const hostileRows = [
       {

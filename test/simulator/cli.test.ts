@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { recordingIO } from '../../src/cli/io.js';
+import { startSimulator } from '../../src/simulator/index.js';
 
 async function waitFor<T>(probe: () => T | undefined, attempts = 200): Promise<T> {
   for (let i = 0; i < attempts; i++) {
@@ -38,6 +39,20 @@ describe('airt-report simulator', () => {
     controller.abort();
     expect(await running).toBe(0);
     await expect(fetch(`${url}/api/v1/config`)).rejects.toThrow();
+  });
+
+  it('says in one line that the port is in use, exit 1 (not "Unexpected error")', async () => {
+    const sim = await startSimulator({});
+    try {
+      const port = new URL(sim.url).port;
+      const io = recordingIO();
+      expect(await main(['simulator', '--port', port], io)).toBe(1);
+      expect(io.err.join('')).toBe(
+        `airt-report: Port ${port} on 127.0.0.1 is already in use: choose another --port (0 picks a free one).\n`,
+      );
+    } finally {
+      await sim.close();
+    }
   });
 
   it('rejects a bad fault spec with a usage error', async () => {
