@@ -43,6 +43,8 @@ export const LEAVES: readonly string[] = [
   'process-alive',
   // A lock that records its holder, so a killed holder's lock is taken over: the run and journal locks.
   'holder-lock',
+  // A server's failure to listen as one line: the viewer's and the simulator's.
+  'listen-error',
   'taxonomy',
   // SSH signatures (SSHSIG) over node:crypto: a leaf so the pipeline and verify can share it.
   'signing',
