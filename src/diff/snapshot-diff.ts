@@ -31,6 +31,7 @@ import { METRIC_SLICES, metricDeltas } from './metric-deltas.js';
 import { diffSchemaDrift } from './schema-drift-diff.js';
 import {
   isSameProject,
+  namesProject,
   oneEntryPerProject,
   partialSnapshotFailures,
   projectsWithoutSummary,
@@ -342,8 +343,7 @@ function projectsInScope(
     return [...current, ...removed.sort(byKey)];
   }
   return wanted.map((keyOrId) => {
-    const named = (entry: ScopedProject): boolean =>
-      entry.project.key === keyOrId || entry.project.id === keyOrId;
+    const named = (entry: ScopedProject): boolean => namesProject(entry.project, keyOrId);
     const found = held.find(named) ?? lacking.find(named) ?? removed.find(named);
     if (found) return found;
     // Every key --project takes: held, listed without a summary, and the earlier snapshot's only.

@@ -7,6 +7,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
+  namesProject,
   oneEntryPerProject,
   projectsInSnapshot,
   projectsKnownElsewhere,
@@ -44,7 +45,7 @@ export async function resolveGateProjects(
   const projects: string[] = [];
   const notListed: string[] = [];
   for (const keyOrId of wanted) {
-    const named = (p: { key: string; id: string | null }): boolean => p.key === keyOrId || p.id === keyOrId;
+    const named = (p: { key: string; id: string | null }): boolean => namesProject(p, keyOrId);
     const match = held.find(named) ?? lacking.find(named);
     // One project configured by key and by UUID is gated once.
     if (match) {

@@ -11,6 +11,7 @@ import type { SnapshotEffects, SnapshotResult, StoppedRequest } from '../snapsho
 import type { VerifyResult } from '../snapshot/verify.js';
 import type { Warehouse } from '../warehouse/db.js';
 import type { GateResult } from './gates.js';
+import type { GateProjects } from './gate-scope.js';
 import { BASELINE_REASON } from './gates-baseline.js';
 import { runOptionName, type RunConfig } from './run-config.js';
 import type { OutputFile, StepName, StepRecord, StepStatus } from './run-summary.js';
@@ -88,6 +89,11 @@ export class RunState {
   projects: string[] = [];
   /** Every project the snapshot holds. */
   projectsInSnapshot: string[] = [];
+  /**
+   * The gates' scope, resolved once by the load step (gate-scope.ts): projects without a summary
+   * included, and the configured ones the snapshot does not list.
+   */
+  gateProjects: GateProjects | null = null;
   rowsLoaded: number | null = null;
   /** The verify step's result, handed to the load so it does not hash every file again. */
   verification: VerifyResult | null = null;

@@ -22,6 +22,7 @@ import { fetchedFromService, nothingFetched } from './run-nothing-fetched.js';
 import { planReports, plannedReportOut } from './run-reports.js';
 import type { RunState } from './run-state.js';
 import type { ProjectRef } from '../warehouse/snapshot-lookup.js';
+import type { GateProjects } from './gate-scope.js';
 
 /**
  * The snapshot `run` passes as `--since`: the newest complete snapshot of this org and workspace on
@@ -156,29 +157,30 @@ export async function loadStep(state: RunState): Promise<void> {
     });
     const result = loaded.snapshots[0];
     state.rowsLoaded = result ? Object.values(result.rows).reduce((sum, rows) => sum + rows, 0) : 0;
-    const { projectsInSnapshot, projectsWithoutSummary } = await import('../warehouse/snapshot-lookup.js');
+    const { projectsInSnapshot } = await import('../warehouse/snapshot-lookup.js');
+    const { resolveGateProjects } = await import('./gate-scope.js');
     const conn = await state.warehouseConnection();
     state.previousSnapshotId = await usableBaseline(state, conn);
     const available = await projectsInSnapshot(conn, snapshot.snapshotId);
     state.projectsInSnapshot = available.map((p) => p.key);
+    // The gates' scope: the configured projects (or all) the snapshot lists, with or without a summary.
+    const scope = await resolveGateProjects(conn, snapshot.snapshotId, config.projects);
+    state.gateProjects = scope;
     if (config.projects.length === 0) {
       state.projects = available.map((p) => p.key);
     } else {
-      // A configured project the night could not fetch is still covered by the gates and the diff
-      // (gate-scope.ts, diffScope); the warning says which of the two happened to it.
-      const failed = await projectsWithoutSummary(conn, snapshot.snapshotId, config.projects);
-      for (const wanted of config.projects) {
-        const match = available.find((p) => p.key === wanted || p.id === wanted);
-        if (match) state.projects.push(match.key);
-        else if (failed.some((p) => p.key === wanted || p.id === wanted))
-          state.warn(
-            `project ${wanted} has no summary in snapshot ${snapshot.snapshotId}: its summary request failed (the manifest's failed_requests), so its figures are unknown`,
-          );
-        else
-          state.warn(
-            `project ${wanted} is not in snapshot ${snapshot.snapshotId} (see the manifest's warnings)`,
-          );
-      }
+      // The diff and the reports read the projects with a summary; one the night could not fetch is
+      // still covered by the gates and the diff (diffScope), and the warning says so.
+      const lacking = new Set(scope.withoutData.map((p) => p.key));
+      state.projects = scope.projects.filter((key) => !lacking.has(key));
+      for (const key of lacking)
+        state.warn(
+          `project ${key} has no summary in snapshot ${snapshot.snapshotId}: its summary request failed (the manifest's failed_requests), so its figures are unknown`,
+        );
+      for (const wanted of scope.notListed)
+        state.warn(
+          `project ${wanted} is not in snapshot ${snapshot.snapshotId} (see the manifest's warnings)`,
+        );
     }
     return {
       detail:
@@ -279,20 +281,20 @@ export async function diffStep(state: RunState): Promise<void> {
  */
 async function diffScope(state: RunState, conn: DuckDBConnection, snapshotId: string): Promise<string[]> {
   if (state.config.projects.length === 0) return [];
-  const { projectsInSnapshot, projectsWithoutSummary } = await import('../warehouse/snapshot-lookup.js');
+  const { isSameProject, namesProject, projectsInSnapshot, projectsWithoutSummary } =
+    await import('../warehouse/snapshot-lookup.js');
   const listed = [
     ...(await projectsInSnapshot(conn, snapshotId)),
     ...(await projectsWithoutSummary(conn, snapshotId, state.config.projects)),
     ...(state.previousSnapshotId === null ? [] : await projectsInSnapshot(conn, state.previousSnapshotId)),
   ];
-  const same = (a: ProjectRef, b: ProjectRef): boolean => a.key === b.key || (a.id !== null && a.id === b.id);
   const scope: { wanted: string; project: ProjectRef }[] = [];
   for (const wanted of state.config.projects) {
-    const project = listed.find((p) => p.key === wanted || p.id === wanted);
+    const project = listed.find((p) => namesProject(p, wanted));
     // Not listed by either snapshot: the load step warned that the snapshot does not hold it.
     if (project === undefined) continue;
     // The same project asked for twice, by key and by UUID, is one entry of the diff.
-    if (!scope.some((entry) => same(entry.project, project))) scope.push({ wanted, project });
+    if (!scope.some((entry) => isSameProject(entry.project, project))) scope.push({ wanted, project });
   }
   return scope.map((entry) => entry.wanted);
 }
@@ -367,10 +369,9 @@ export async function gatesStep(state: RunState): Promise<void> {
     const snapshot = requireSnapshot(state);
     const conn = await state.warehouseConnection();
     const { withMetricReadsCached } = await import('../metrics/read-figures.js');
-    const { resolveGateProjects } = await import('./gate-scope.js');
     // Not state.projects (those with a summary, which the diff and reports read): a project the
     // snapshot lists without one (its request failed) is in the gates' scope too, as unknown.
-    const { projects, withoutData } = await resolveGateProjects(conn, snapshot.snapshotId, config.projects);
+    const { projects, withoutData } = requireGateProjects(state);
     // Gates on one project read the same figures: each metric query runs once.
     const results = await withMetricReadsCached(conn, () =>
       evaluateGates(config.gates, warehouseMetricProvider(conn), {
@@ -531,6 +532,11 @@ export async function retentionStep(state: RunState): Promise<void> {
 function requireSnapshot(state: RunState): NonNullable<RunState['snapshot']> {
   if (state.snapshot === null) throw new Error('no snapshot (the snapshot step did not finish)');
   return state.snapshot;
+}
+
+function requireGateProjects(state: RunState): GateProjects {
+  if (state.gateProjects === null) throw new Error('no gate scope (the load step did not finish)');
+  return state.gateProjects;
 }
 
 function requireRunDir(state: RunState): string {

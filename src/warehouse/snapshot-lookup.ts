@@ -166,7 +166,7 @@ export async function findProject(
   keyOrId: string,
 ): Promise<ProjectRef | null> {
   const projects = await projectsInSnapshot(conn, snapshotId);
-  return projects.find((project) => project.key === keyOrId || project.id === keyOrId) ?? null;
+  return projects.find((project) => namesProject(project, keyOrId)) ?? null;
 }
 
 /** SQL condition matching a project-scoped table's rows of `project` ($2 = key, $3 = id). */
@@ -328,6 +328,11 @@ export async function projectsWithoutSummary(
         .map(({ method, path, status, error }) => ({ method, path, status, error })),
     };
   });
+}
+
+/** Whether `keyOrId` (a `--project`, a configured project) is `project`'s key or UUID. */
+export function namesProject(project: Pick<ProjectRef, 'key' | 'id'>, keyOrId: string): boolean {
+  return project.key === keyOrId || project.id === keyOrId;
 }
 
 /** Whether two references name one project: the same id, else the same key. */
