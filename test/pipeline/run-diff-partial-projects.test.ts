@@ -10,12 +10,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fetch as undiciFetch, Response } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runConfigFromObject } from '../../src/pipeline/run-config.js';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { analyzedRuns, readRawSummary, severityBand, type RawJson } from '../helpers/raw-summary-findings.js';
+import { failingSummaryFetch } from '../helpers/partial-snapshot-pair.js';
 import { makeTempDir } from '../helpers/temp-dirs.js';
 
 const SCALE = { assessmentsPerProject: 3, attacksPerAssessment: 4, trialsPerAttack: 5, evaluationJobs: 4 };
@@ -26,19 +26,6 @@ afterEach(async () => {
 });
 
 const quiet = { stderr: (): void => undefined };
-
-/** A fetch that answers 500 to the summary request of one project (by key or UUID), else the network. */
-function failingSummaryFetch(key: string, id: string): typeof undiciFetch {
-  const summaryPath = new RegExp(`/projects/(${key}|${id})/summary$`, 'u');
-  return (input, init) => {
-    const url = new URL(input instanceof URL ? input.href : typeof input === 'string' ? input : input.url);
-    if (!summaryPath.test(url.pathname)) return undiciFetch(input, init);
-    const body = JSON.stringify({ code: 500, detail: 'summary store down', type: 'internal_server_error' });
-    return Promise.resolve(
-      new Response(body, { status: 500, headers: { 'content-type': 'application/json' } }),
-    );
-  };
-}
 
 async function partialNight(configured: (keys: string[]) => string[]): Promise<void> {
   const sim = await startSimulator({ seed: 5, projects: 2, scale: SCALE });
@@ -64,7 +51,7 @@ async function partialNight(configured: (keys: string[]) => string[]): Promise<v
   const night = await runPipeline(config, {
     ...quiet,
     env,
-    fetch: failingSummaryFetch(failingKey, first.id),
+    fetch: failingSummaryFetch([failingKey, first.id]),
   });
   // The repro: a partial snapshot (exit 3) that compared with the healthy run's snapshot.
   expect(night.exitCode).toBe(3);

@@ -5,7 +5,6 @@
  * no script, no request outside the server), axe-core and html-validate on every page kind, and the
  * findings page's screenshot. Without Chromium these tests skip, unless AIRT_REQUIRE_BROWSER=1.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, resolveChromiumPath } from '../../src/report/pdf.js';
 import { startViewer, type RunningViewer } from '../../src/viewer/server.js';
 import { openWarehouse } from '../../src/warehouse/db.js';
+import { pythonCsv } from '../helpers/python-csv.js';
 import { axeViolations, htmlErrors } from '../report/a11y.js';
 import { buildViewerWarehouse } from './viewer-warehouse.js';
 
@@ -163,16 +163,7 @@ describe.runIf(available)('the viewer in headless Chromium', () => {
         expect(download.suggestedFilename()).toBe('findings.csv');
         const file = await download.path();
         const text = await readFile(file, 'utf8');
-        const rows = JSON.parse(
-          execFileSync(
-            'python3',
-            ['-c', 'import csv,json,sys; print(json.dumps(list(csv.reader(sys.stdin))))'],
-            {
-              input: text,
-              encoding: 'utf8',
-            },
-          ),
-        ) as string[][];
+        const rows = pythonCsv(text);
         expect(rows[0]?.slice(0, 3)).toEqual(['severity', 'best_score', 'project_key']);
         expect(rows.length - 1).toBe(await findingsCount(page));
       },

@@ -6,12 +6,13 @@
  * earlier snapshot's raw summary JSON's open runs of severity low or worse. Served by the real viewer on
  * 127.0.0.1 port 0; the page keeps the CSP, has no script and passes html-validate.
  */
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VIEWER_CSP } from '../../src/viewer/layout.js';
 import { startViewer, type RunningViewer } from '../../src/viewer/server.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
+import { comparePage } from '../helpers/compare-page.js';
+import { pythonCsv } from '../helpers/python-csv.js';
 import { analyzedRuns, readRawSummaryOf, severityBand } from '../helpers/raw-summary-findings.js';
 import { takeRemovedProjectPair, type RemovedProjectPair } from '../helpers/removed-project-pair.js';
 import { htmlErrors } from '../report/a11y.js';
@@ -40,29 +41,8 @@ afterAll(async () => {
   await work?.cleanup();
 });
 
-async function comparePage(download?: string) {
-  const query = new URLSearchParams({
-    from: pair.before.id,
-    to: pair.after.id,
-    ...(download === undefined ? {} : { download }),
-  });
-  const response = await fetch(`${viewer.url}compare?${query.toString()}`);
-  return {
-    status: response.status,
-    csp: response.headers.get('content-security-policy'),
-    body: await response.text(),
-  };
-}
-
-/** Parses CSV with Python's csv module (a real consumer), returning its rows. */
-function pythonCsv(text: string): string[][] {
-  const out = execFileSync(
-    'python3',
-    ['-c', 'import csv,json,sys; print(json.dumps(list(csv.reader(sys.stdin))))'],
-    { input: text, encoding: 'utf8' },
-  );
-  return JSON.parse(out) as string[][];
-}
+/** This pair's compare page (or, with `download`, one of its tables as CSV). */
+const pairPage = (download?: string) => comparePage(viewer, pair.before.id, pair.after.id, download);
 
 /** Text with its runs of whitespace as one space, and the viewer's break hints (`<wbr>`) left out. */
 const flat = (text: string): string => text.replace(/\s+/gu, ' ').replace(/<wbr>/gu, '');
@@ -70,7 +50,7 @@ const flat = (text: string): string => text.replace(/\s+/gu, ' ').replace(/<wbr>
 describe('/compare when the later snapshot no longer lists a project', () => {
   it('names it removed, with its findings no longer reported in their own table', async () => {
     expect(expected).toBeGreaterThan(0);
-    const page = await comparePage();
+    const page = await pairPage();
     expect(page.status).toBe(200);
     expect(page.csp).toBe(VIEWER_CSP);
     expect(page.body).not.toMatch(/<script/iu);
@@ -101,7 +81,7 @@ describe('/compare when the later snapshot no longer lists a project', () => {
   }, 60_000);
 
   it('gives the same findings as CSV', async () => {
-    const csv = await comparePage('no_longer_reported');
+    const csv = await pairPage('no_longer_reported');
     expect(csv.status).toBe(200);
     const [header, ...rows] = pythonCsv(csv.body);
     expect(header).toEqual(['project', 'severity', 'score', 'goal', 'attack_name']);

@@ -6,7 +6,6 @@
  * warehouse is served by the real viewer on 127.0.0.1 port 0; the page keeps the CSP, has no script
  * and passes html-validate.
  */
-import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,8 @@ import { startViewer, type RunningViewer } from '../../src/viewer/server.js';
 import { diffSnapshots } from '../../src/diff/snapshot-diff.js';
 import { openWarehouse } from '../../src/warehouse/db.js';
 import { loadSnapshots } from '../../src/warehouse/loader.js';
+import { comparePage } from '../helpers/compare-page.js';
+import { pythonCsv } from '../helpers/python-csv.js';
 import { takePartialSnapshotPair, type PartialSnapshotPair } from '../helpers/partial-snapshot-pair.js';
 import { takeUnscoredSnapshotPair, type UnscoredSnapshotPair } from '../helpers/unscored-snapshot-pair.js';
 import { htmlErrors } from '../report/a11y.js';
@@ -52,27 +53,6 @@ afterAll(async () => {
   await partialViewer?.close();
   await work?.cleanup();
 });
-
-/** The compare page of two snapshots (or, with `download`, one of its tables as CSV). */
-async function comparePage(viewer: RunningViewer, from: string, to: string, download?: string) {
-  const query = new URLSearchParams({ from, to, ...(download === undefined ? {} : { download }) });
-  const response = await fetch(`${viewer.url}compare?${query.toString()}`);
-  return {
-    status: response.status,
-    csp: response.headers.get('content-security-policy'),
-    body: await response.text(),
-  };
-}
-
-/** Parses CSV with Python's csv module (a real consumer), returning its rows. */
-function pythonCsv(text: string): string[][] {
-  const out = execFileSync(
-    'python3',
-    ['-c', 'import csv,json,sys; print(json.dumps(list(csv.reader(sys.stdin))))'],
-    { input: text, encoding: 'utf8' },
-  );
-  return JSON.parse(out) as string[][];
-}
 
 /** Text with its runs of whitespace as one space (the page's markup wraps its lines). */
 const flat = (text: string): string => text.replace(/\s+/gu, ' ');

@@ -6,7 +6,6 @@
  * formula guard; the CLI prints the URL, stops with exit 0 on SIGINT/SIGTERM and says in one line why
  * it cannot start.
  */
-import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +15,7 @@ import { recordingIO } from '../../src/cli/io.js';
 import { openWarehouse } from '../../src/warehouse/db.js';
 import { allowedHosts, isLoopback } from '../../src/viewer/host-check.js';
 import { startViewer, type RunningViewer } from '../../src/viewer/server.js';
+import { pythonCsv } from '../helpers/python-csv.js';
 import { spawnCli } from '../helpers/cli.js';
 import { buildViewerWarehouse, type ViewerWarehouse } from './viewer-warehouse.js';
 
@@ -49,16 +49,6 @@ function send(
     req.on('error', reject);
     req.end();
   });
-}
-
-/** Parses CSV with Python's csv module (a real consumer), returning its rows. */
-function pythonCsv(text: string): string[][] {
-  const out = execFileSync(
-    'python3',
-    ['-c', 'import csv,json,sys; print(json.dumps(list(csv.reader(sys.stdin))))'],
-    { input: text, encoding: 'utf8' },
-  );
-  return JSON.parse(out) as string[][];
 }
 
 let warehouse: ViewerWarehouse;
