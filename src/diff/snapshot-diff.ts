@@ -39,6 +39,7 @@ import {
   unverifiedSnapshotIds,
   type ProjectWithoutSummary,
 } from '../warehouse/snapshot-lookup.js';
+import { prunedSnapshotMessage } from '../warehouse/pruned-snapshots.js';
 import {
   DIFF_FORMAT,
   exclusionNotes,
@@ -303,6 +304,8 @@ function requireOneWorkspace(
 async function requireSnapshot(conn: DuckDBConnection, id: string): Promise<SnapshotInfo> {
   const info = await snapshotInfo(conn, id);
   if (!info) {
+    const pruned = await prunedSnapshotMessage(conn, id);
+    if (pruned !== null) throw new CliError(pruned);
     throw new WordedError((name) =>
       wordsFlags(name)
         ? `Snapshot ${id} is not in the database; load it first (airt-report load SNAPSHOT_DIR ${name('db')} FILE).`

@@ -5,6 +5,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InvalidOptionError, UsageError } from '../errors.js';
+import { prunedSnapshotMessage } from '../warehouse/pruned-snapshots.js';
 import { holdsSeveralWorkspaces } from '../warehouse/snapshot-lookup.js';
 import { rows as queryRows } from './read-figures.js';
 
@@ -149,7 +150,10 @@ async function noSuchProject(
   );
   const scope = describeFilter(filter);
   if (snapshot && known.length === 0) {
-    throw new UsageError(`Snapshot ${snapshot} is not in the database${scope}, or holds no project summary.`);
+    throw new UsageError(
+      (await prunedSnapshotMessage(conn, snapshot)) ??
+        `Snapshot ${snapshot} is not in the database${scope}, or holds no project summary.`,
+    );
   }
   const list = known.map((entry) => String(entry.project_key)).join(', ') || 'none';
   throw new UsageError(
@@ -187,7 +191,8 @@ export async function resolvePortfolioScopes(
       );
   if (snapshot && rows.length === 0) {
     throw new UsageError(
-      `Snapshot ${snapshot} is not in the database${describeFilter(filter)}, or holds no project summary.`,
+      (await prunedSnapshotMessage(conn, snapshot)) ??
+        `Snapshot ${snapshot} is not in the database${describeFilter(filter)}, or holds no project summary.`,
     );
   }
   if (rows.length === 0 && describeFilter(filter) !== '') {

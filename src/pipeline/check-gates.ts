@@ -18,6 +18,7 @@ import { BASELINE_REASON, defaultGatesBaseline } from './gates-baseline.js';
 import { evaluateGates, type GateToEvaluate } from './gates.js';
 import { readExpiringAcceptances } from '../metrics/read-acceptances.js';
 import { warehouseMetricProvider } from './warehouse-metrics.js';
+import { prunedSnapshotMessage } from '../warehouse/pruned-snapshots.js';
 import { unverifiedSnapshotIds } from '../warehouse/snapshot-lookup.js';
 
 export interface CheckGatesOptions {
@@ -51,7 +52,11 @@ export async function checkGates(
 ): Promise<CheckGatesResult> {
   const snapshotId = options.snapshotId ?? (await newestSnapshot(conn, options.org, options.workspace));
   const info = await snapshotInfo(conn, snapshotId);
-  if (info === null) throw new UsageError(`Snapshot ${snapshotId} is not in the database; load it first.`);
+  if (info === null)
+    throw new UsageError(
+      (await prunedSnapshotMessage(conn, snapshotId)) ??
+        `Snapshot ${snapshotId} is not in the database; load it first.`,
+    );
   if (info.org !== options.org || info.workspace !== options.workspace) {
     throw new UsageError(
       `Snapshot ${snapshotId} belongs to ${info.org}/${info.workspace}, not ${options.org}/${options.workspace} of the config.`,
@@ -67,7 +72,10 @@ export async function checkGates(
   const previous = baseline.snapshotId;
   if (previous !== null) {
     const previousInfo = await snapshotInfo(conn, previous);
-    if (previousInfo === null) throw new UsageError(`Snapshot ${previous} is not in the database.`);
+    if (previousInfo === null)
+      throw new UsageError(
+        (await prunedSnapshotMessage(conn, previous)) ?? `Snapshot ${previous} is not in the database.`,
+      );
     if (previousInfo.org !== info.org || previousInfo.workspace !== info.workspace) {
       throw new UsageError(
         `Snapshot ${previous} belongs to another workspace than ${snapshotId}; gates never compare workspaces.`,

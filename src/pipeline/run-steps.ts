@@ -519,7 +519,13 @@ export async function retentionStep(state: RunState): Promise<void> {
     if (state.recordedBaseline) keep.push(state.recordedBaseline);
     const { pruneWarehouse } = await import('../warehouse/prune.js');
     state.closeWarehouse();
-    const pruned = await pruneWarehouse(config.database, { org, workspace, keep });
+    const pruned = await pruneWarehouse(config.database, {
+      org,
+      workspace,
+      keep,
+      reason: { run: snapshot.snapshotId, keepLast },
+      now: () => state.now(),
+    });
     return {
       detail:
         `kept ${result.kept.length} (${formatBytes(result.keptBytes)} on disk), ` +

@@ -17,6 +17,7 @@ import { quoteIdent, quoteLiteral } from './sql.js';
 import { MIGRATION_V8 } from './migration-v8.js';
 import { MIGRATION_V11 } from './migration-v11.js';
 import { isShared, SNAPSHOT_ROW_SETS, STORED_TABLES } from './row-sets.js';
+import { PRUNED_SNAPSHOTS } from './pruned-snapshots.js';
 import { SNAPSHOT_INPUTS } from './snapshot-inputs.js';
 import { VERIFIED_FILES } from './verified-files.js';
 import { SUMMARY_MEMO_ROW_SETS, SUMMARY_MEMOS } from './summary-memo.js';
@@ -221,6 +222,15 @@ const MIGRATIONS: readonly Migration[] = [
       'metric_findings.successful: whether the attack run reached its goal (best_score >= 0.5, the rule every ASR counts with; NULL without a score), for the OSCAL risks; tables unchanged, views recreated',
     statements: () => [],
   },
+  {
+    version: 21,
+    description:
+      'pruned_snapshots (internal): the snapshots whose rows retention deleted, when and by which run, so asking for one says it was pruned; snapshots pruned before are not listed',
+    statements: () => [
+      `CREATE TABLE IF NOT EXISTS pruned_snapshots (snapshot_id VARCHAR, org VARCHAR, workspace VARCHAR,
+        pruned_at TIMESTAMPTZ, pruned_by VARCHAR, keep_last BIGINT)`,
+    ],
+  },
 ];
 
 /**
@@ -236,6 +246,7 @@ const STORAGE_TABLES: readonly TableDef[] = [
   VERIFIED_FILES,
   SUMMARY_MEMOS,
   SUMMARY_MEMO_ROW_SETS,
+  PRUNED_SNAPSHOTS,
 ];
 
 /** The warehouse schema version this release creates and reads. */

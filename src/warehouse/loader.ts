@@ -29,6 +29,7 @@ import { readManifest, verifySnapshot, type VerifyOptions, type VerifyResult } f
 import { TrialFileRepairs } from './altered-values.js';
 import { createWarehouseFile, needsCreation, removeAbandoned } from './create-warehouse.js';
 import { inTransaction, openWarehouse, requireDatabase, type Warehouse } from './db.js';
+import { forgetPruned } from './pruned-snapshots.js';
 import { ensureSchema, warehouseVersion } from './ddl.js';
 import { loadJournalInto, readTriageJournal, type JournalLoadResult, type ParsedJournal } from './journal.js';
 import type { VerifyProblem } from './load-checks.js';
@@ -567,6 +568,8 @@ async function verifyAndLoad(
     );
     // Committed with the load: a rolled-back load records nothing.
     await recordVerified(conn, verification.hashed);
+    // Loaded again after retention pruned it: in the database as any other snapshot from now on.
+    await forgetPruned(conn, snapshotId);
     return loaded;
   });
   // Done from here on, whatever stops the load now: an interrupted load counts it as kept (and a

@@ -5,7 +5,8 @@
  * database as it was before, and the next run's prune finishes the job (it prunes every snapshot of
  * the workspace not kept, not only the ones deleted from disk this time).
  *
- *   snapshots of org/workspace not in `keep` ─▶ BEGIN ─▶ DELETE their rows and row set mappings
+ *   snapshots of org/workspace not in `keep` ─▶ BEGIN ─▶ record them (pruned_snapshots)
+ *     ─▶ DELETE their rows and row set mappings
  *     ─▶ DELETE stored rows no mapping refers to (row-sets.ts)
  *     ─▶ DELETE trial_content / trial_content_files no snapshot_trial_files row refers to ─▶ COMMIT
  *     ─▶ CHECKPOINT (freed blocks are reused by later loads)
@@ -14,6 +15,7 @@
  */
 import { inTransaction, scalarNumber } from './db.js';
 import { checkSchema } from './ddl.js';
+import { recordPruned, type PruneReason } from './pruned-snapshots.js';
 import { deleteUnmappedRowSets, isShared, SNAPSHOT_ROW_SETS } from './row-sets.js';
 import { TABLES, TRIAL_CONTENT, TRIAL_CONTENT_FILES } from './schema.js';
 import { SNAPSHOT_INPUTS } from './snapshot-inputs.js';
@@ -26,6 +28,9 @@ export interface PruneOptions {
   workspace: string;
   /** Snapshot ids of the workspace to keep; every other snapshot of it is pruned. */
   keep: readonly string[];
+  /** The run whose retention prunes, recorded for each pruned snapshot (pruned-snapshots.ts). */
+  reason: PruneReason;
+  now?: () => Date;
   lockTimeoutMs?: number;
   memoryLimit?: string;
 }
@@ -75,6 +80,7 @@ export async function pruneWarehouse(dbPath: string, options: PruneOptions): Pro
       const reader = await conn.runAndReadAll('SELECT snapshot_id FROM prune_snapshots ORDER BY 1');
       const snapshots = reader.getRows().map(([id]) => String(id));
       if (snapshots.length === 0) return { snapshots, trialRows: 0 };
+      await recordPruned(conn, options.reason, (options.now ?? (() => new Date()))());
       for (const table of SNAPSHOT_TABLES)
         await conn.run(
           `DELETE FROM ${quoteIdent(table.name)} WHERE snapshot_id IN (SELECT snapshot_id FROM prune_snapshots)`,

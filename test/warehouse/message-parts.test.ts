@@ -226,7 +226,9 @@ describe('message parts', () => {
       await run(db, downgradeStatements(version));
       await loadSnapshots(db, [FIXTURES.second]);
       expect(await rows(db, 'SELECT max(version) AS v FROM schema_version')).toEqual([{ v: SCHEMA_VERSION }]);
-      expect(SCHEMA_VERSION).toBe(20);
+      expect(SCHEMA_VERSION).toBe(21);
+      // Version 21's bookkeeping of what retention pruned exists, and lists nothing yet.
+      expect(await rows(db, 'SELECT count(*) AS n FROM pruned_snapshots')).toEqual([{ n: 0 }]);
       // The trials loaded before the upgrade keep one content each; the second snapshot's files that
       // hold the same bytes as the first's are not shared with them (no hash was stored), but are
       // stored once for every later snapshot.

@@ -51,6 +51,15 @@ async function perSnapshot(db: string): Promise<Map<string, string>> {
   return new Map([...found].map(([id, parts]) => [id, parts.join(' ')]));
 }
 
+/** The snapshots the database holds and those it records as pruned (pruned_snapshots). */
+async function heldAndPruned(db: string): Promise<{ held: string[]; pruned: string[] }> {
+  const ids = async (sql: string) => (await rows(db, sql)).map((r) => String(r.snapshot_id));
+  return {
+    held: await ids('SELECT snapshot_id FROM snapshots ORDER BY 1'),
+    pruned: await ids('SELECT snapshot_id FROM pruned_snapshots ORDER BY 1'),
+  };
+}
+
 /** Storage invariants: every mapped content stored whole, no content without a snapshot. */
 async function storage(db: string) {
   const [s] = await rows(
@@ -87,15 +96,43 @@ describe('pruning the warehouse', () => {
     const db = path.join(work, 'prune.duckdb');
     await loadSnapshots(db, [...snapshots, FIXTURES.partial], { now });
     const before = await perSnapshot(db);
-    const kept = await pruneWarehouse(db, { org: 'acme', workspace: 'main', keep: [SECOND, THIRD] });
+    const kept = await pruneWarehouse(db, {
+      org: 'acme',
+      workspace: 'main',
+      keep: [SECOND, THIRD],
+      reason: { run: 'test-run', keepLast: 2 },
+      now,
+    });
     expect(kept).toEqual({ snapshots: [FIRST], trialRows: 0 });
+    // Recorded as pruned, by which run and keep_last, so asking for it says so (pruned-snapshots.ts).
+    expect(
+      await rows(
+        db,
+        `SELECT snapshot_id, org, workspace, strftime(pruned_at, '%Y-%m-%dT%H:%M:%SZ') AS at, pruned_by, keep_last
+         FROM pruned_snapshots`,
+      ),
+    ).toEqual([
+      {
+        snapshot_id: FIRST,
+        org: 'acme',
+        workspace: 'main',
+        at: '2026-04-01T00:00:00Z',
+        pruned_by: 'test-run',
+        keep_last: 2,
+      },
+    ]);
     const after = await perSnapshot(db);
     expect([...after.keys()].sort()).toEqual([SECOND, THIRD, path.basename(FIXTURES.partial)].sort());
     for (const [id, text] of after) expect(text).toBe(before.get(id));
     // The first snapshot's trial files are the second's too: nothing of them was deleted.
     expect(await storage(db)).toEqual({ stored: 19, recorded: 19, orphans: 0, dangling: 0 });
     // Another workspace's snapshot is never pruned by this one's retention.
-    const all = await pruneWarehouse(db, { org: 'acme', workspace: 'main', keep: [] });
+    const all = await pruneWarehouse(db, {
+      org: 'acme',
+      workspace: 'main',
+      keep: [],
+      reason: { run: 'test-run', keepLast: 1 },
+    });
     expect(all).toEqual({ snapshots: [SECOND, THIRD], trialRows: 19 });
     expect([...(await perSnapshot(db)).keys()]).toEqual([path.basename(FIXTURES.partial)]);
     expect(await storage(db)).toEqual({ stored: 0, recorded: 0, orphans: 0, dangling: 0 });
@@ -133,7 +170,7 @@ describe('pruning the warehouse', () => {
        for (let round = 0; round < 1000; round++) {
          await loadSnapshots(${JSON.stringify(db)}, dirs, { now });
          const keep = ids.filter(() => Math.random() < 0.5);
-         await pruneWarehouse(${JSON.stringify(db)}, { org: 'acme', workspace: 'main', keep });
+         await pruneWarehouse(${JSON.stringify(db)}, { org: 'acme', workspace: 'main', keep, reason: { run: 'test-run', keepLast: 1 } });
        }`,
     );
     let killed = 0;
@@ -148,13 +185,21 @@ describe('pruning the warehouse', () => {
       if (signal === 'SIGKILL') killed++;
       const found = await perSnapshot(db);
       expect(found, `after kill ${trial}`).toEqual(await expected([...found.keys()]));
+      // A snapshot is held or recorded as pruned, never both: the record commits with the prune's
+      // deletes, and a load that brings the snapshot back removes it in its own transaction.
+      const { held, pruned } = await heldAndPruned(db);
+      expect(
+        held.filter((id) => pruned.includes(id)),
+        `after kill ${trial}`,
+      ).toEqual([]);
       const s = await storage(db);
       expect(s.stored).toBe(s.recorded);
       expect({ orphans: s.orphans, dangling: s.dangling }).toEqual({ orphans: 0, dangling: 0 });
     }
     expect(killed).toBe(KILLS);
-    // The database still loads after all that.
+    // The database still loads after all that, and nothing it holds is listed as pruned.
     await loadSnapshots(db, snapshots, { now });
     expect(await perSnapshot(db)).toEqual(await expected([FIRST, SECOND, THIRD]));
+    expect((await heldAndPruned(db)).pruned).toEqual([]);
   }, 60_000);
 });

@@ -252,7 +252,12 @@ describe('shared row sets', () => {
     const day2 = await nextNight(FIXTURES.second, '20260316T060000Z-kept');
     await loadSnapshots(db, [FIXTURES.first, FIXTURES.second, day2]);
     const whole = await counts(db);
-    await pruneWarehouse(db, { org: 'acme', workspace: 'main', keep: ['20260316T060000Z-kept'] });
+    await pruneWarehouse(db, {
+      org: 'acme',
+      workspace: 'main',
+      keep: ['20260316T060000Z-kept'],
+      reason: { run: 'test-run', keepLast: 1 },
+    });
     const pruned = await counts(db);
     for (const [table, { seen }] of Object.entries(pruned)) {
       // Nothing stored that no snapshot maps: what is stored is exactly what the kept night shows.
@@ -524,7 +529,12 @@ describe('a night that lists a new assessment or job ahead of the earlier ones',
     );
     await recordsListed(without, { 'evaluations/page-0001.json': 1 });
     await loadSnapshots(db, [FIXTURES.second, without]);
-    await pruneWarehouse(db, { org: 'acme', workspace: 'main', keep: ['20260316T060000Z-job-gone'] });
+    await pruneWarehouse(db, {
+      org: 'acme',
+      workspace: 'main',
+      keep: ['20260316T060000Z-job-gone'],
+      reason: { run: 'test-run', keepLast: 1 },
+    });
     expect(
       await rows(db, `SELECT count(*) AS n FROM stored_evaluation_jobs WHERE evaluation_id = '${FIRST_JOB}'`),
     ).toEqual([{ n: 0 }]);
@@ -665,7 +675,12 @@ describe('a project summary loaded before (summary memos)', () => {
       await editSummary(dir, 'support-agent', 'changed');
     });
     await loadSnapshots(db, [FIXTURES.second, changed]);
-    await pruneWarehouse(db, { org: 'acme', workspace: 'main', keep: ['20260316T060000Z-both-changed'] });
+    await pruneWarehouse(db, {
+      org: 'acme',
+      workspace: 'main',
+      keep: ['20260316T060000Z-both-changed'],
+      reason: { run: 'test-run', keepLast: 1 },
+    });
     // Retention leaves no memo naming a row set no snapshot maps.
     expect(
       await rows(

@@ -14,6 +14,8 @@ export function toVersion10Storage(): string[] {
       `ALTER TABLE v10_${t.name} RENAME TO ${t.name}`,
     ]),
     'DROP TABLE snapshot_row_sets',
+    // Version 21's table (what retention pruned): none before it.
+    'DROP TABLE pruned_snapshots',
   ];
 }
 
