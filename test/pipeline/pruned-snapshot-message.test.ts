@@ -86,40 +86,27 @@ describe('a snapshot retention pruned', () => {
     expect(diff.code).toBe(1);
     expectPrunedMessage(diff.err);
 
-    const project = sim.projectKeys[0] ?? '';
-    const report = await cli([
-      'report',
-      '--db',
-      db,
-      '--kind',
-      'executive',
-      '--project',
-      project,
-      '--snapshot',
-      pruned,
-      '--format',
-      'md',
-      '--out',
-      path.join(dir, 'report-out'),
-    ]);
-    expect(report.code).toBe(2);
-    expectPrunedMessage(report.err);
-
-    const portfolio = await cli([
-      'report',
-      '--db',
-      db,
-      '--kind',
-      'portfolio',
-      '--snapshot',
-      pruned,
-      '--format',
-      'md',
-      '--out',
-      path.join(dir, 'portfolio-out'),
-    ]);
-    expect(portfolio.code).toBe(2);
-    expectPrunedMessage(portfolio.err);
+    // An executive report of the pruned night's project, and a portfolio of the pruned night.
+    const project = ['--kind', 'executive', '--project', sim.projectKeys[0] ?? ''];
+    for (const [scope, out] of [
+      [project, 'report-out'],
+      [['--kind', 'portfolio'], 'portfolio-out'],
+    ] as const) {
+      const report = await cli([
+        'report',
+        '--db',
+        db,
+        ...scope,
+        '--snapshot',
+        pruned,
+        '--format',
+        'md',
+        '--out',
+        path.join(dir, out),
+      ]);
+      expect(report.code).toBe(2);
+      expectPrunedMessage(report.err);
+    }
 
     const gatesConfig = path.join(dir, 'gates.json');
     await writeFile(
