@@ -73,11 +73,28 @@ export async function prunedSnapshotMessage(
   );
   const row = rows[0];
   if (!row) return null;
+  const org = String(row.org);
+  const workspace = String(row.workspace);
   return (
     `Snapshot ${snapshotId} is not in the database any more: the retention of run ${String(row.pruned_by)} ` +
     `pruned it on ${String(row.pruned_at)} (retention.keep_last ${String(row.keep_last)} for ` +
-    `${String(row.org)}/${String(row.workspace)} keeps the newest snapshots and the run's baseline, on disk ` +
-    `and in the database). Name a snapshot it kept, or load the snapshot's directory again if you still ` +
-    `have a copy.`
+    `${org}/${workspace} keeps the newest snapshots and the run's baseline, on disk and in the database). ` +
+    `${await heldSnapshots(conn, org, workspace)} Name one of those, or load the snapshot's directory again ` +
+    `if you still have a copy.`
   );
+}
+
+/** The sentence naming the newest snapshots of the workspace the database still holds (at most 3). */
+async function heldSnapshots(conn: DuckDBConnection, org: string, workspace: string): Promise<string> {
+  const held = await queryRows(
+    conn,
+    `SELECT snapshot_id, count(*) OVER () AS n FROM snapshots WHERE org = $1 AND workspace = $2
+     ORDER BY snapshot_id DESC LIMIT 3`,
+    [org, workspace],
+  );
+  const total = Number(held[0]?.n ?? 0);
+  if (total === 0) return `The database holds no snapshot of ${org}/${workspace} now.`;
+  const ids = held.map((r) => String(r.snapshot_id)).join(', ');
+  const count = total === 1 ? 'one snapshot' : `${total} snapshots`;
+  return `The database holds ${count} of ${org}/${workspace}${total > held.length ? '; the newest' : ''}: ${ids}.`;
 }

@@ -25,6 +25,7 @@ let db: string;
 let pruned: string;
 let pruner: string;
 let kept: string;
+let baseline: string;
 let copy: string;
 
 async function cli(args: string[]): Promise<{ code: number; err: string; out: string }> {
@@ -62,7 +63,7 @@ beforeAll(async () => {
     }
   }
   // keep_last 1: night 1's run keeps night 0 as its baseline; night 2's run prunes it.
-  [pruned, , kept] = ids as [string, string, string];
+  [pruned, baseline, kept] = ids as [string, string, string];
   pruner = kept;
 });
 
@@ -76,6 +77,10 @@ function expectPrunedMessage(err: string): void {
     `Snapshot ${pruned} is not in the database any more: the retention of run ${pruner} pruned it on 2026-11-03 02:00 UTC`,
   );
   expect(err).toContain(`retention.keep_last 1 for ${sim.org}/${sim.workspace}`);
+  // It names what the database still holds of the workspace, newest first (the run kept its baseline).
+  expect(err).toContain(
+    `The database holds 2 snapshots of ${sim.org}/${sim.workspace}: ${kept}, ${baseline}.`,
+  );
   expect(err).not.toContain('load it first');
   expect(err).not.toMatch(/\n\s+at /); // no stack trace
 }
